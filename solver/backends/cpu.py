@@ -1,0 +1,60 @@
+"""CPU backend: the kernels' host shell, compiled with the system C++ compiler, through ctypes."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from typing import Any
+
+import numpy as np
+
+from solver.backends.base import Backend, StepArgs
+from solver.backends.host_build import build_host_library
+
+_P = ctypes.c_void_p
+_I = ctypes.c_int
+_LL = ctypes.c_longlong
+_F = ctypes.c_float
+
+
+def _ptr(a: np.ndarray) -> int:
+    return a.ctypes.data
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+    force_dtype = np.dtype(np.float64)
+
+    def __init__(self) -> None:
+        lib = ctypes.CDLL(str(build_host_library()))
+        lib.lbm_step.argtypes = [_P, _P, _P, _P, _P, _I, _I, _I, _LL, _P, _F, _F, _F, _F, _F, _F, _F]
+        lib.lbm_step.restype = None
+        lib.lbm_init.argtypes = [_P, _P, _LL, _LL]
+        lib.lbm_fields.argtypes = [_P, _P, _LL, _LL]
+        self._lib = lib
+
+    def zeros(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        return np.zeros(shape, dtype=dtype)
+
+    def asarray(self, host: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(host).copy()
+
+    def to_host(self, array: np.ndarray) -> np.ndarray:
+        return np.array(array, copy=True)
+
+    def init_equilibrium(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
+        self._lib.lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride)
+
+    def step(self, f_src: np.ndarray, f_dst: np.ndarray, args: StepArgs, force: np.ndarray) -> None:
+        self._lib.lbm_step(
+            _ptr(f_src), _ptr(f_dst), _ptr(args.flags), _ptr(args.u_inlet), _ptr(force),
+            args.nx, args.ny, args.nz, args.plane_stride, _ptr(args.tau_x), args.cs2_smag,
+            *args.body_accel, *args.wall_velocity,
+        )
+
+    def fields(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
+        self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride)
+
+    def describe(self) -> str:
+        threads = os.environ.get("OMP_NUM_THREADS", str(os.cpu_count()))
+        return f"cpu ({threads} OpenMP threads)"

@@ -1,0 +1,82 @@
+"""CUDA backend: the kernels' GPU shell (cuda/lbm.cu), compiled by CuPy through NVRTC.
+
+CuPy caches the compiled module itself; works with cupy-cuda12x and cupy-cuda13x.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from solver.backends.base import Backend, StepArgs
+from solver.errors import BackendUnavailableError
+from solver.lattice import CUDA_DIR
+
+THREADS_PER_BLOCK = 256
+
+
+def cuda_available() -> bool:
+    """True when CuPy imports and sees at least one usable GPU."""
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # no cupy, no driver, no device: all mean "not usable"
+        return False
+
+
+class CudaBackend(Backend):
+    name = "cuda"
+    force_dtype = np.dtype(np.float32)
+
+    def __init__(self) -> None:
+        if not cuda_available():
+            raise BackendUnavailableError(
+                "backend 'cuda' needs CuPy and a CUDA GPU: install the 'gpu' extra "
+                "(pip install -e '.[gpu]') on a machine with an NVIDIA GPU, or use --backend cpu"
+            )
+        import cupy
+
+        self._cp = cupy
+        source = (CUDA_DIR / "lbm.cu").read_text()
+        self._module = cupy.RawModule(code=source, options=("--std=c++14", f"-I{CUDA_DIR}"))
+        self._step = self._module.get_function("lbm_step")
+        self._init = self._module.get_function("lbm_init")
+        self._fields = self._module.get_function("lbm_fields")
+
+    @staticmethod
+    def _blocks(n: int) -> tuple[int]:
+        return ((n + THREADS_PER_BLOCK - 1) // THREADS_PER_BLOCK,)
+
+    def zeros(self, shape: tuple[int, ...], dtype: Any) -> Any:
+        return self._cp.zeros(shape, dtype=dtype)
+
+    def asarray(self, host: np.ndarray) -> Any:
+        return self._cp.asarray(np.ascontiguousarray(host))
+
+    def to_host(self, array: Any) -> np.ndarray:
+        return self._cp.asnumpy(array)
+
+    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
+        self._init(self._blocks(n_cells), (THREADS_PER_BLOCK,),
+                   (f, moments, np.int64(n_cells), np.int64(plane_stride)))
+
+    def step(self, f_src: Any, f_dst: Any, args: StepArgs, force: Any) -> None:
+        f32 = np.float32
+        self._step(
+            self._blocks(args.n_cells), (THREADS_PER_BLOCK,),
+            (f_src, f_dst, args.flags, args.u_inlet, force, np.int32(args.nx), np.int32(args.ny), np.int32(args.nz), np.int64(args.plane_stride),
+             args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
+        )
+
+    def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
+        self._fields(self._blocks(n_cells), (THREADS_PER_BLOCK,),
+                     (f, moments, np.int64(n_cells), np.int64(plane_stride)))
+
+    def synchronize(self) -> None:
+        self._cp.cuda.Device().synchronize()
+
+    def describe(self) -> str:
+        props = self._cp.cuda.runtime.getDeviceProperties(self._cp.cuda.Device().id)
+        return f"cuda ({props['name'].decode()})"

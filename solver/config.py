@@ -1,0 +1,223 @@
+"""Case configuration: typed OmegaConf structured configs, loaded from YAML, validated on load.
+
+Every field carries its unit in its comment; ``cases/README.md`` lists them all with their
+defaults and ranges. A case's YAML is merged onto these defaults, then ``key=value`` overrides
+(OmegaConf dot-list) are merged on top, then :func:`validate` checks ranges and combinations.
+Any problem ends in a :class:`~solver.errors.ConfigError` whose message names the key.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional
+
+from omegaconf import DictConfig, OmegaConf
+from omegaconf.errors import OmegaConfBaseException
+
+from solver.errors import ConfigError
+
+FACE_TYPES = ("periodic", "noslip", "freeslip", "moving", "inlet", "outflow")
+SHAPES = ("none", "sphere", "cylinder", "box")
+INLET_PROFILES = ("uniform", "parabolic_y")
+INITIAL_STATES = ("uniform", "rest", "taylor_green")
+AXES = ("x", "y", "z")
+
+
+@dataclass
+class FlowConfig:
+    speed_m_s: float = 1.0                  # reference speed U [m/s]: free stream or mean inflow
+    nu_m2_s: Optional[float] = None         # kinematic viscosity [m^2/s]; or give reynolds
+    reynolds: Optional[float] = None        # Re = U L / nu on the reference length [-]
+    density_kg_m3: float = 1.225            # fluid density [kg/m^3], scales forces and pressure
+    inlet_profile: str = "uniform"          # uniform | parabolic_y (mean U, zero at the y walls)
+    body_accel_m_s2: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # [m/s^2]
+    initial: str = "uniform"                # uniform (U along x) | rest | taylor_green
+
+
+@dataclass
+class BoundariesConfig:
+    x_min: str = "inlet"                    # periodic | noslip | freeslip | moving | inlet
+    x_max: str = "outflow"                  # periodic | noslip | freeslip | moving | outflow
+    y_min: str = "freeslip"                 # periodic | noslip | freeslip | moving
+    y_max: str = "freeslip"
+    z_min: str = "moving"                   # the rolling road: moves at U along x
+    z_max: str = "freeslip"
+
+
+@dataclass
+class SpongeConfig:
+    length_m: float = 0.0                   # sponge length before the outflow [m]; 0 = none
+    viscosity_factor: float = 10.0          # viscosity at the outlet over the fluid's [-]
+
+
+@dataclass
+class DomainConfig:
+    size_m: List[float] = field(default_factory=lambda: [1.0, 1.0, 1.0])   # box lengths [m]
+    origin_m: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # min corner [m]
+    boundaries: BoundariesConfig = field(default_factory=BoundariesConfig)
+    sponge: SpongeConfig = field(default_factory=SpongeConfig)
+
+
+@dataclass
+class BodyConfig:
+    shape: str = "none"                     # none | sphere | cylinder | box
+    center_m: List[float] = field(default_factory=lambda: [0.5, 0.5, 0.5])  # [m]
+    radius_m: float = 0.1                   # sphere and cylinder radius [m]
+    size_m: List[float] = field(default_factory=lambda: [0.2, 0.2, 0.2])    # box lengths [m]
+    axis: str = "z"                         # cylinder axis
+    reference_length_m: Optional[float] = None  # L for Re and the grid [m]; default: diameter or box length
+    reference_area_m2: Optional[float] = None   # A for Cd, Cl [m^2]; default: frontal area in the domain
+    lift_axis: str = "z"                    # the axis Cl is measured along
+
+
+@dataclass
+class ResolutionConfig:
+    cells_per_length: int = 20              # cells across the reference length [-]
+    u_lattice: Optional[float] = None       # lattice speed of U [-]; default: largest <= 0.1 with tau <= 1
+    smagorinsky_cs: float = 0.0             # Smagorinsky constant [-]; 0 disables the subgrid model
+
+
+@dataclass
+class ConvergenceConfig:
+    window_steps: int = 1000                # moving-average window of Cd [steps]
+    tolerance: float = 1e-3                 # relative change of the mean between windows [-]
+
+
+@dataclass
+class RunConfig:
+    max_steps: int = 10000                  # step limit [steps]
+    check_every: int = 100                  # divergence check, progress and convergence [steps]
+    convergence: ConvergenceConfig = field(default_factory=ConvergenceConfig)
+    average_steps: int = 0                  # steps averaged after convergence [steps]; 0 = none
+    sample_every: int = 50                  # field samples while averaging [steps]
+    checkpoint_every: int = 0               # checkpoint interval [steps]; 0 = none
+
+
+@dataclass
+class OutputConfig:
+    fields: bool = True                     # write fields.vti
+
+
+@dataclass
+class CaseConfig:
+    name: str = "case"
+    flow: FlowConfig = field(default_factory=FlowConfig)
+    domain: DomainConfig = field(default_factory=DomainConfig)
+    body: BodyConfig = field(default_factory=BodyConfig)
+    resolution: ResolutionConfig = field(default_factory=ResolutionConfig)
+    run: RunConfig = field(default_factory=RunConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+
+def load_case(path: str | Path, overrides: list[str] | None = None) -> CaseConfig:
+    """Read a case YAML, apply ``key=value`` overrides and validate. Raises ConfigError."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"case file '{path}' does not exist: give the path of a case YAML")
+    try:
+        user = OmegaConf.load(path)
+    except Exception as exc:  # yaml's scanner and parser errors
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ConfigError(f"case file '{path}' is not valid YAML ({reason}): fix its syntax") from exc
+    if not isinstance(user, DictConfig):
+        raise ConfigError(f"case file '{path}' must hold a mapping of keys at the top level")
+    return merge_case(user, overrides or [], source=str(path))
+
+
+def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "config") -> CaseConfig:
+    """Merge a user mapping and dot-list overrides onto the defaults, then validate."""
+    schema = OmegaConf.structured(CaseConfig)
+    try:
+        merged = OmegaConf.merge(schema, user)
+    except OmegaConfBaseException as exc:
+        raise ConfigError(_omegaconf_message(exc, source)) from exc
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override '{item}' is not key=value (e.g. run.max_steps=2000)")
+        try:
+            merged = OmegaConf.merge(merged, OmegaConf.from_dotlist([item]))
+        except OmegaConfBaseException as exc:
+            raise ConfigError(_omegaconf_message(exc, f"override '{item}'")) from exc
+    case: CaseConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    validate(case)
+    return case
+
+
+def _omegaconf_message(exc: OmegaConfBaseException, source: str) -> str:
+    key = getattr(exc, "full_key", None) or "?"
+    text = str(exc).splitlines()[0]
+    if "Key '" in text and "not in" in text:
+        return f"{source}: unknown key '{key}': check its spelling against cases/README.md"
+    return f"{source}: key '{key}': {text}"
+
+
+def _require(ok: bool, key: str, what: str) -> None:
+    if not ok:
+        raise ConfigError(f"key '{key}' {what}")
+
+
+def validate(case: CaseConfig) -> None:
+    """Range and consistency checks that types alone cannot express."""
+    f, d, b, r, run = case.flow, case.domain, case.body, case.resolution, case.run
+    _require(bool(case.name) and "/" not in case.name, "name", "must be a non-empty name without '/'")
+    _require(f.speed_m_s > 0 and math.isfinite(f.speed_m_s), "flow.speed_m_s", "must be a positive speed in m/s")
+    _require((f.nu_m2_s is None) != (f.reynolds is None), "flow.nu_m2_s",
+             "and flow.reynolds: set exactly one of them")
+    if f.nu_m2_s is not None:
+        _require(f.nu_m2_s > 0, "flow.nu_m2_s", "must be positive (m^2/s)")
+    if f.reynolds is not None:
+        _require(f.reynolds > 0, "flow.reynolds", "must be positive")
+    _require(f.density_kg_m3 > 0, "flow.density_kg_m3", "must be positive (kg/m^3)")
+    _require(f.inlet_profile in INLET_PROFILES, "flow.inlet_profile", f"must be one of {INLET_PROFILES}")
+    _require(f.initial in INITIAL_STATES, "flow.initial", f"must be one of {INITIAL_STATES}")
+    _require(len(f.body_accel_m_s2) == 3, "flow.body_accel_m_s2", "must be three numbers (x, y, z)")
+    _require(len(d.size_m) == 3 and all(s > 0 for s in d.size_m), "domain.size_m", "must be three positive lengths in m")
+    _require(len(d.origin_m) == 3, "domain.origin_m", "must be three coordinates in m")
+    faces = d.boundaries
+    for name in ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max"):
+        kind = getattr(faces, name)
+        _require(kind in FACE_TYPES, f"domain.boundaries.{name}", f"must be one of {FACE_TYPES}")
+        if kind == "inlet":
+            _require(name == "x_min", f"domain.boundaries.{name}", "cannot be an inlet: the inlet is the x_min face")
+        if kind == "outflow":
+            _require(name == "x_max", f"domain.boundaries.{name}", "cannot be an outflow: the outflow is the x_max face")
+    for axis in AXES:
+        lo, hi = getattr(faces, f"{axis}_min"), getattr(faces, f"{axis}_max")
+        _require((lo == "periodic") == (hi == "periodic"), f"domain.boundaries.{axis}_min",
+                 f"and {axis}_max must both be periodic or neither")
+    _require(d.sponge.length_m >= 0, "domain.sponge.length_m", "must be >= 0 (m)")
+    _require(d.sponge.viscosity_factor >= 1, "domain.sponge.viscosity_factor", "must be >= 1")
+    if d.sponge.length_m > 0:
+        _require(faces.x_max == "outflow", "domain.sponge.length_m", "needs domain.boundaries.x_max = outflow")
+        _require(d.sponge.length_m < d.size_m[0], "domain.sponge.length_m", "must be shorter than the domain")
+    _require(b.shape in SHAPES, "body.shape", f"must be one of {SHAPES}")
+    _require(len(b.center_m) == 3, "body.center_m", "must be three coordinates in m")
+    _require(len(b.size_m) == 3 and all(s > 0 for s in b.size_m), "body.size_m", "must be three positive lengths in m")
+    _require(b.radius_m > 0, "body.radius_m", "must be positive (m)")
+    _require(b.axis in AXES, "body.axis", f"must be one of {AXES}")
+    _require(b.lift_axis in ("y", "z"), "body.lift_axis", "must be y or z")
+    if b.shape == "none":
+        _require(b.reference_length_m is not None, "body.reference_length_m",
+                 "is needed when body.shape is none: it sets the grid and Re")
+    if b.reference_length_m is not None:
+        _require(b.reference_length_m > 0, "body.reference_length_m", "must be positive (m)")
+    if b.reference_area_m2 is not None:
+        _require(b.reference_area_m2 > 0, "body.reference_area_m2", "must be positive (m^2)")
+    _require(4 <= r.cells_per_length <= 4096, "resolution.cells_per_length", "must be between 4 and 4096")
+    if r.u_lattice is not None:
+        _require(0 < r.u_lattice <= 0.3, "resolution.u_lattice", "must be in (0, 0.3]")
+    _require(0 <= r.smagorinsky_cs <= 0.5, "resolution.smagorinsky_cs", "must be in [0, 0.5] (typical 0.1-0.2)")
+    _require(run.max_steps >= 1, "run.max_steps", "must be >= 1")
+    _require(run.check_every >= 1, "run.check_every", "must be >= 1")
+    _require(run.convergence.window_steps >= 1, "run.convergence.window_steps", "must be >= 1")
+    _require(run.convergence.tolerance > 0, "run.convergence.tolerance", "must be positive")
+    _require(run.average_steps >= 0, "run.average_steps", "must be >= 0")
+    _require(run.sample_every >= 1, "run.sample_every", "must be >= 1")
+    _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
+
+
+def to_yaml(case: CaseConfig) -> str:
+    """The resolved configuration as YAML."""
+    return OmegaConf.to_yaml(OmegaConf.structured(case))

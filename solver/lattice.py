@@ -1,0 +1,58 @@
+"""The D3Q19 lattice as the kernels see it: link vectors, weights and cell flags.
+
+The flag values are read from ``cuda/lbm_d3q19.cuh`` so the Python side and the kernels cannot
+disagree. Link order and weights mirror the header's ``D3Q19_LINKS`` table; a test checks them
+against each other.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+CUDA_DIR = Path(__file__).resolve().parent.parent / "cuda"
+HEADER = CUDA_DIR / "lbm_d3q19.cuh"
+
+#: Link vectors c_q, q = 0..18; opposite links are (1,2), (3,4), ..., (17,18).
+C = np.array(
+    [
+        (0, 0, 0),
+        (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1),
+        (1, 1, 0), (-1, -1, 0), (1, -1, 0), (-1, 1, 0),
+        (1, 0, 1), (-1, 0, -1), (1, 0, -1), (-1, 0, 1),
+        (0, 1, 1), (0, -1, -1), (0, 1, -1), (0, -1, 1),
+    ],
+    dtype=np.int64,
+)
+#: Weights w_q.
+W = np.array([1 / 3] + [1 / 18] * 6 + [1 / 36] * 12)
+#: Opposite link of each link.
+OPP = np.array([0] + [q + 1 if q % 2 else q - 1 for q in range(1, 19)])
+Q = 19
+CS2 = 1.0 / 3.0
+
+
+def _read_flags(header: Path) -> dict[str, int]:
+    text = header.read_text()
+    return {m[1]: int(m[2], 0) for m in re.finditer(r"#define FLAG_(\w+)\s+(0x[0-9A-Fa-f]+|\d+)", text)}
+
+
+_FLAGS = _read_flags(HEADER)
+FLUID = _FLAGS["FLUID"]
+SOLID = _FLAGS["SOLID"]
+INLET = _FLAGS["INLET"]
+OUTFLOW = _FLAGS["OUTFLOW"]
+FREESLIP = _FLAGS["FREESLIP"]
+MOVING = _FLAGS["MOVING"]
+TYPE_MASK = _FLAGS["TYPE_MASK"]
+BODY = _FLAGS["BODY"]
+BULK = _FLAGS["BULK"]
+
+
+def plane_stride(n_cells: int) -> int:
+    """Distance in floats between two links' planes: n_cells rounded up to 64 floats, plus 64+16
+    floats, so that consecutive planes never start on the same cache set (see docs/performance.md).
+    """
+    return (n_cells + 63) // 64 * 64 + 80

@@ -1,0 +1,155 @@
+"""One case on one backend: lattice units, grid, flags, the population buffers and the step.
+
+This is the model in the Oceananigans sense: it knows how to advance itself and to report its
+fields and forces; the run loop (solver/run.py) decides how long, and what to record.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver import lattice
+from solver.backends import Backend, StepArgs
+from solver.config import AXES, CaseConfig
+from solver.geometry import Primitive
+from solver.grid import Grid, inlet_profile, make_flags, make_grid, relaxation_times, wall_mask
+from solver.units import LatticeUnits, derive_units
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Macroscopic fields on the grid, lattice units, arrays [z, y, x] on the host."""
+
+    rho: np.ndarray        # density
+    velocity: np.ndarray   # [3, z, y, x]
+
+
+class Simulation:
+    def __init__(self, case: CaseConfig, backend: Backend) -> None:
+        self.case = case
+        self.backend = backend
+        self.body = Primitive.from_config(case.body) if case.body.shape != "none" else None
+        length = case.body.reference_length_m or (self.body.reference_length() if self.body else None)
+        assert length is not None, "config validation guarantees a reference length"
+        self.units: LatticeUnits = derive_units(case, length)
+        self.grid: Grid = make_grid(case, self.units)
+        self.flags_host = make_flags(case, self.grid, self.body)
+        lo = np.asarray(case.domain.origin_m, float)
+        hi = lo + np.asarray(case.domain.size_m, float)
+        if case.body.reference_area_m2 is not None:
+            self.reference_area_m2: float | None = case.body.reference_area_m2
+        elif self.body is not None:
+            self.reference_area_m2 = self.body.frontal_area(lo, hi)
+        else:
+            self.reference_area_m2 = None
+        self.lift_axis = AXES.index(case.body.lift_axis)
+
+        u = self.units
+        g_lattice = np.asarray(case.flow.body_accel_m_s2, float) * u.dt_s**2 / u.dx_m
+        self.body_accel_lattice = tuple(float(v) for v in g_lattice)
+        moving = (u.u_lattice, 0.0, 0.0)  # the rolling road moves with the free stream
+        n = self.grid.n_cells
+        self.plane_stride = lattice.plane_stride(n)
+        self.args = StepArgs(
+            nx=self.grid.nx, ny=self.grid.ny, nz=self.grid.nz, plane_stride=self.plane_stride,
+            flags=backend.asarray(self.flags_host),
+            tau_x=backend.asarray(relaxation_times(case, self.grid, u.tau)),
+            u_inlet=backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
+            cs2_smag=float(case.resolution.smagorinsky_cs) ** 2,
+            body_accel=self.body_accel_lattice,
+            wall_velocity=moving,
+        )
+        # One allocation for both buffers, so the two copies of a link's plane sit at different
+        # offsets within a 4 KiB page and loads and stores do not alias.
+        size = lattice.Q * self.plane_stride
+        self._buffer = backend.zeros((2 * size,), np.float32)
+        self._f = (self._buffer[:size], self._buffer[size:])
+        self._current = 0
+        self._moments = backend.zeros((4 * n,), np.float32)
+        self.step_count = 0
+        self._initialise()
+
+    # ---- state ------------------------------------------------------------------------------
+    def _initialise(self) -> None:
+        moments = initial_moments(self.case, self.grid, self.units, self.flags_host)
+        device = self.backend.asarray(moments.reshape(-1))
+        for f in self._f:
+            self.backend.init_equilibrium(f, device, self.grid.n_cells, self.plane_stride)
+
+    def populations(self) -> np.ndarray:
+        """The current (post-collision, shifted) populations on the host, [19 * plane_stride]."""
+        return self.backend.to_host(self._f[self._current])
+
+    def load_populations(self, f_host: np.ndarray, step_count: int) -> None:
+        """Restore a state saved by :meth:`populations` (both buffers: solid cells are never
+        written, so both must hold the same values there)."""
+        device = self.backend.asarray(f_host.astype(np.float32, copy=False))
+        self._f[0][...] = device
+        self._f[1][...] = device
+        self._current = 0
+        self.step_count = step_count
+
+    # ---- time stepping ----------------------------------------------------------------------
+    def advance(self, n_steps: int) -> np.ndarray:
+        """Take n_steps steps; return the body force of each step in lattice units, [n, 3]."""
+        force = self.backend.zeros((n_steps, 3), self.backend.force_dtype)
+        for i in range(n_steps):
+            src, dst = self._f[self._current], self._f[1 - self._current]
+            self.backend.step(src, dst, self.args, force[i])
+            self._current = 1 - self._current
+        self.step_count += n_steps
+        return self.backend.to_host(force).astype(np.float64)
+
+    def fields(self) -> Fields:
+        """Density and velocity of the current state, lattice units (Guo's velocity: the stored
+        momentum less half the body force)."""
+        n = self.grid.n_cells
+        self.backend.fields(self._f[self._current], self._moments, n, self.plane_stride)
+        m = self.backend.to_host(self._moments).reshape(4, *self.grid.shape_zyx)
+        velocity = m[1:].copy()
+        for a in range(3):
+            velocity[a] -= 0.5 * self.body_accel_lattice[a]
+        wall = wall_mask(self.flags_host)
+        rho = m[0].copy()
+        rho[wall] = 1.0
+        velocity[:, wall] = 0.0
+        return Fields(rho=rho, velocity=velocity)
+
+    # ---- coefficients -----------------------------------------------------------------------
+    def coefficients(self, force_lattice: np.ndarray) -> np.ndarray:
+        """Cd and Cl for lattice forces [..., 3]: C = F / (1/2 rho U^2 A), all in lattice units."""
+        if self.reference_area_m2 is None:
+            return np.full(force_lattice.shape[:-1] + (2,), np.nan)
+        area_lattice = self.reference_area_m2 / self.units.dx_m**2
+        q = 0.5 * self.units.u_lattice**2 * area_lattice
+        return np.stack([force_lattice[..., 0] / q, force_lattice[..., self.lift_axis] / q], axis=-1)
+
+
+def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np.ndarray) -> np.ndarray:
+    """Initial (rho, ux, uy, uz) per cell in lattice units, [4, z, y, x]."""
+    m = np.zeros((4, *grid.shape_zyx), dtype=np.float32)
+    m[0] = 1.0
+    u0 = units.u_lattice
+    if case.flow.initial == "uniform":
+        m[1] = u0
+    elif case.flow.initial == "taylor_green":
+        # 2D Taylor-Green vortex in x-y, one period across the box (Taylor & Green 1937):
+        # u = U sin(kx x) cos(ky y), v = -U (kx/ky) cos(kx x) sin(ky y),
+        # p = -rho U^2/4 (cos 2kx x + (kx/ky)^2 cos 2ky y), rho = 1 + p / c_s^2.
+        x = (grid.centers(0) - grid.origin_m[0]) / grid.dx_m
+        y = (grid.centers(1) - grid.origin_m[1]) / grid.dx_m
+        kx, ky = 2 * np.pi / grid.nx, 2 * np.pi / grid.ny
+        X, Y = np.meshgrid(x, y, indexing="xy")
+        m[1] = (u0 * np.sin(kx * X) * np.cos(ky * Y))[None]
+        m[2] = (-u0 * (kx / ky) * np.cos(kx * X) * np.sin(ky * Y))[None]
+        p = -0.25 * u0**2 * (np.cos(2 * kx * X) + (kx / ky) ** 2 * np.cos(2 * ky * Y))
+        m[0] = (1.0 + 3.0 * p)[None]
+    walls = wall_mask(flags)
+    m[0][walls] = 1.0
+    m[1:, walls] = 0.0
+    return m
