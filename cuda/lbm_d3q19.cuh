@@ -9,9 +9,12 @@
 //
 // Scheme: fused pull stream-and-collide. The buffers hold post-collision populations; a step
 // pulls f_q(x) from f_src at x - c_q (or from a boundary rule), collides and writes f_dst at x.
+// Equilibrium: the incompressible form of He & Luo (1997, J. Stat. Phys. 88, 927),
+// f_eq = w (rho + rho_0 (3 c.u + 9/2 (c.u)^2 - 3/2 u^2)) with rho_0 = 1 and u = j / rho_0: the
+// density is only pressure, so the velocity field carries no O(Ma^2) density-coupling error.
 // Collision: BGK with the Smagorinsky-Lilly subgrid model (Hou et al. 1996, J. Comput. Phys.
-// 118, 329): tau_eff = (tau0 + sqrt(tau0^2 + 18 sqrt(2) Cs^2 sqrt(Pi:Pi) / rho)) / 2, with Pi the
-// non-equilibrium momentum flux. Body force: Guo, Zheng & Shi 2002 (Phys. Rev. E 65, 046308).
+// 118, 329): tau_eff = (tau0 + sqrt(tau0^2 + 18 sqrt(2) Cs^2 sqrt(Pi:Pi) / rho_0)) / 2, with Pi
+// the non-equilibrium momentum flux. Body force: Guo, Zheng & Shi 2002 (Phys. Rev. E 65, 046308).
 #pragma once
 
 // ---- cell flags (one byte per cell; the low nibble is the type) ------------------------------
@@ -77,32 +80,30 @@ __device__ __forceinline__ void lbm_collide(float* f, const float tau0, const fl
     }
     D3Q19_LINKS(LBM_MOMENTS)
 #undef LBM_MOMENTS
-    const float rho = 1.0f + drho;
-    const float inv_rho = 1.0f / rho;
-    const float ux = jx * inv_rho + 0.5f * gx;
-    const float uy = jy * inv_rho + 0.5f * gy;
-    const float uz = jz * inv_rho + 0.5f * gz;
+    const float ux = jx + 0.5f * gx;  // u = (j + F/2) / rho_0 with rho_0 = 1 and F = rho_0 g
+    const float uy = jy + 0.5f * gy;
+    const float uz = jz + 0.5f * gz;
 
-    // Non-equilibrium momentum flux: sum c_a c_b f - rho u_a u_b - rho/3 delta_ab (shifted f).
+    // Non-equilibrium momentum flux: sum c_a c_b f - u_a u_b - rho/3 delta_ab (shifted f).
     const float third_drho = drho * (1.0f / 3.0f);
-    const float qxx = pxx - third_drho - rho * ux * ux;
-    const float qyy = pyy - third_drho - rho * uy * uy;
-    const float qzz = pzz - third_drho - rho * uz * uz;
-    const float qxy = pxy - rho * ux * uy;
-    const float qxz = pxz - rho * ux * uz;
-    const float qyz = pyz - rho * uy * uz;
+    const float qxx = pxx - third_drho - ux * ux;
+    const float qyy = pyy - third_drho - uy * uy;
+    const float qzz = pzz - third_drho - uz * uz;
+    const float qxy = pxy - ux * uy;
+    const float qxz = pxz - ux * uz;
+    const float qyz = pyz - uy * uz;
     const float pi_norm = sqrtf(qxx * qxx + qyy * qyy + qzz * qzz +
                                 2.0f * (qxy * qxy + qxz * qxz + qyz * qyz));
-    const float tau = 0.5f * (tau0 + sqrtf(tau0 * tau0 + 25.455844f * cs2_smag * pi_norm * inv_rho));
+    const float tau = 0.5f * (tau0 + sqrtf(tau0 * tau0 + 25.455844f * cs2_smag * pi_norm));
     const float omega = 1.0f / tau;
 
     const float usq15 = 1.5f * (ux * ux + uy * uy + uz * uz);
-    const float guo = (1.0f - 0.5f * omega) * rho;
+    const float guo = 1.0f - 0.5f * omega;
     const float ug = ux * gx + uy * gy + uz * gz;
 #define LBM_RELAX(q, cx, cy, cz, w)                                                       \
     {                                                                                     \
         const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);                \
-        const float feq = (w) * (drho + rho * (3.0f * cu + 4.5f * cu * cu - usq15));       \
+        const float feq = (w) * (drho + 3.0f * cu + 4.5f * cu * cu - usq15);              \
         float fq = f[q] + omega * (feq - f[q]);                                           \
         if (has_force) {                                                                  \
             const float cg = LBM_CV(cx, gx) + LBM_CV(cy, gy) + LBM_CV(cz, gz);            \
@@ -114,20 +115,20 @@ __device__ __forceinline__ void lbm_collide(float* f, const float tau0, const fl
 #undef LBM_RELAX
 }
 
-// Shifted equilibrium populations for density rho and velocity u (second order).
+// Shifted incompressible equilibrium populations for density rho and velocity u.
 __device__ __forceinline__ void lbm_equilibrium(float* feq, const float rho, const float ux,
                                                 const float uy, const float uz) {
     const float usq15 = 1.5f * (ux * ux + uy * uy + uz * uz);
 #define LBM_FEQ(q, cx, cy, cz, w)                                                  \
     {                                                                              \
         const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);         \
-        feq[q] = (w) * ((rho - 1.0f) + rho * (3.0f * cu + 4.5f * cu * cu - usq15)); \
+        feq[q] = (w) * ((rho - 1.0f) + 3.0f * cu + 4.5f * cu * cu - usq15);        \
     }
     D3Q19_LINKS(LBM_FEQ)
 #undef LBM_FEQ
 }
 
-// Density and velocity of shifted populations (no body-force correction).
+// Density and velocity u = j / rho_0 of shifted populations (no body-force correction).
 __device__ __forceinline__ void lbm_moments(const float* f, float* rho, float* ux, float* uy,
                                             float* uz) {
     float drho = 0.0f, jx = 0.0f, jy = 0.0f, jz = 0.0f;
@@ -141,9 +142,9 @@ __device__ __forceinline__ void lbm_moments(const float* f, float* rho, float* u
     D3Q19_LINKS(LBM_SUM)
 #undef LBM_SUM
     *rho = 1.0f + drho;
-    *ux = jx / *rho;
-    *uy = jy / *rho;
-    *uz = jz / *rho;
+    *ux = jx;
+    *uy = jy;
+    *uz = jz;
 }
 
 // ---- cells ---------------------------------------------------------------------------------
@@ -335,7 +336,7 @@ __device__ __forceinline__ void lbm_init_cell(float* __restrict__ f, const float
 #undef LBM_STORE_INIT
 }
 
-// Density and velocity j / rho of the stored (post-collision) populations of one cell, into
+// Density and velocity j / rho_0 of the stored (post-collision) populations of one cell, into
 // moments: 4 planes of n_cells (rho, ux, uy, uz). With a body force the post-collision momentum
 // is j + F, so the physical (Guo) velocity is this velocity minus g / 2.
 __device__ __forceinline__ void lbm_moments_cell(const float* __restrict__ f, float* __restrict__ moments,

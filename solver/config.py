@@ -21,7 +21,7 @@ from solver.errors import ConfigError
 FACE_TYPES = ("periodic", "noslip", "freeslip", "moving", "inlet", "outflow")
 SHAPES = ("none", "sphere", "cylinder", "box")
 INLET_PROFILES = ("uniform", "parabolic_y")
-INITIAL_STATES = ("uniform", "rest", "taylor_green")
+INITIAL_STATES = ("inflow", "rest", "taylor_green")
 AXES = ("x", "y", "z")
 
 
@@ -33,7 +33,7 @@ class FlowConfig:
     density_kg_m3: float = 1.225            # fluid density [kg/m^3], scales forces and pressure
     inlet_profile: str = "uniform"          # uniform | parabolic_y (mean U, zero at the y walls)
     body_accel_m_s2: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # [m/s^2]
-    initial: str = "uniform"                # uniform (U along x) | rest | taylor_green
+    initial: str = "inflow"                 # inflow (the inlet profile everywhere) | rest | taylor_green
 
 
 @dataclass
@@ -49,7 +49,7 @@ class BoundariesConfig:
 @dataclass
 class SpongeConfig:
     length_m: float = 0.0                   # sponge length before the outflow [m]; 0 = none
-    viscosity_factor: float = 10.0          # viscosity at the outlet over the fluid's [-]
+    tau_outlet: float = 1.0                 # lattice relaxation time reached at the outflow [-]
 
 
 @dataclass
@@ -188,7 +188,7 @@ def validate(case: CaseConfig) -> None:
         _require((lo == "periodic") == (hi == "periodic"), f"domain.boundaries.{axis}_min",
                  f"and {axis}_max must both be periodic or neither")
     _require(d.sponge.length_m >= 0, "domain.sponge.length_m", "must be >= 0 (m)")
-    _require(d.sponge.viscosity_factor >= 1, "domain.sponge.viscosity_factor", "must be >= 1")
+    _require(0.5 < d.sponge.tau_outlet <= 2.0, "domain.sponge.tau_outlet", "must be in (0.5, 2]")
     if d.sponge.length_m > 0:
         _require(faces.x_max == "outflow", "domain.sponge.length_m", "needs domain.boundaries.x_max = outflow")
         _require(d.sponge.length_m < d.size_m[0], "domain.sponge.length_m", "must be shorter than the domain")

@@ -124,13 +124,15 @@ def inlet_profile(case: CaseConfig, grid: Grid, u_lattice: float) -> np.ndarray:
 
 
 def relaxation_times(case: CaseConfig, grid: Grid, tau: float) -> np.ndarray:
-    """Molecular relaxation time per x column. In the sponge before the outflow the viscosity
-    rises smoothly, nu(x) = nu (1 + (k - 1) s^2), s = (x - x_start) / length in [0, 1], k the
-    sponge's viscosity factor, which damps vortices before they reach the outflow plane."""
+    """Molecular relaxation time per x column. In the sponge before the outflow it rises
+    smoothly, tau(x) = tau + (tau_outlet - tau) s^2 with s = (x - x_start) / length in [0, 1]:
+    the added viscosity damps vortices before they reach the outflow plane, where they would
+    reflect. A lattice value, because at high Re any multiple of the molecular viscosity is
+    still too small to damp anything."""
     tau_x = np.full(grid.nx, tau, dtype=np.float64)
     sponge = case.domain.sponge
     if sponge.length_m > 0:
         x_end = grid.origin_m[0] + case.domain.size_m[0]
         s = np.clip((grid.centers(0) - (x_end - sponge.length_m)) / sponge.length_m, 0.0, 1.0)
-        tau_x = 0.5 + (tau - 0.5) * (1.0 + (sponge.viscosity_factor - 1.0) * s**2)
+        tau_x = tau + (max(sponge.tau_outlet, tau) - tau) * s**2
     return tau_x.astype(np.float32)

@@ -135,8 +135,8 @@ def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np
     m = np.zeros((4, *grid.shape_zyx), dtype=np.float32)
     m[0] = 1.0
     u0 = units.u_lattice
-    if case.flow.initial == "uniform":
-        m[1] = u0
+    if case.flow.initial == "inflow":
+        m[1] = inlet_profile(case, grid, u0)[:, :, None]
     elif case.flow.initial == "taylor_green":
         # 2D Taylor-Green vortex in x-y, one period across the box (Taylor & Green 1937):
         # u = U sin(kx x) cos(ky y), v = -U (kx/ky) cos(kx x) sin(ky y),

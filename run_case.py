@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Run one lattice-Boltzmann case.
+
+    python run_case.py CASE.yaml [key=value ...] [--out DIR] [--backend auto|cpu|cuda] [--resume]
+
+Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti, and
+checkpoint/ when run.checkpoint_every > 0. A bad case ends with one line naming the key and
+exit code 2, before anything is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from solver.backends import BACKENDS, select_backend
+from solver.config import load_case
+from solver.errors import SlipstreamError
+from solver.results import field_origin, physical_fields, write_run_files
+from solver.run import Runner
+from solver.simulation import Simulation
+
+log = logging.getLogger("run_case")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("case", help="case YAML (see cases/README.md)")
+    p.add_argument("overrides", nargs="*", help="key=value overrides, e.g. run.max_steps=2000")
+    p.add_argument("--out", help="results folder (default results/<case name>)")
+    p.add_argument("--backend", default="auto", choices=BACKENDS)
+    p.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint")
+    return p.parse_args(argv)
+
+
+class ProgressBar:
+    """tqdm on a terminal; a log line every tenth of the run otherwise."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.bar = None
+        self.last_logged = 0
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, unit="step", dynamic_ncols=True)
+
+    def __call__(self, step: int, total: int, cd: float, rate: float) -> None:
+        eta = (total - step) / rate if rate > 0 else float("nan")
+        if self.bar is not None:
+            self.bar.n = step
+            self.bar.set_postfix_str(f"Cd {cd:.4f}, {rate:.0f} steps/s")
+            self.bar.refresh()
+        elif step - self.last_logged >= total / 10 or step >= total:
+            self.last_logged = step
+            log.info("step %d/%d  Cd %.4f  %.0f steps/s  ETA %.0f s", step, total, cd, rate, eta)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_args(argv)
+    try:
+        case = load_case(args.case, args.overrides)
+        out = Path(args.out) if args.out else Path("results") / case.name
+        backend = select_backend(args.backend)
+        sim = Simulation(case, backend)
+        u = sim.units
+        log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.4f, "
+                 "dx %.4g m, dt %.4g s", case.name, backend.describe(), sim.grid.nx, sim.grid.ny,
+                 sim.grid.nz, sim.grid.n_cells / 1e6, u.reynolds, u.mach, u.tau, u.dx_m, u.dt_s)
+        progress = ProgressBar(case.run.max_steps)
+        runner = Runner(sim, out / "checkpoint", progress)
+        if args.resume:
+            runner.resume()
+        try:
+            result = runner.run()
+        finally:
+            progress.close()
+        info = write_run_files(out, case, sim, result, backend)
+        if case.output.fields:
+            from viz.vti import write_vti
+
+            write_vti(out / "fields.vti", sim.grid.dx_m, field_origin(sim), physical_fields(sim, result))
+    except SlipstreamError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    log.info("Cd %s  Cl %s  steps %d  converged %s  %.1f MLUPs  -> %s", info["cd"], info["cl"],
+             info["steps"], info["converged"], info["mlups"], out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,200 @@
+"""The run loop: steps a Simulation to convergence, averages, watches for blow-ups, checkpoints.
+
+Phases: *develop* (step until the moving average of Cd settles or the step limit), then
+*average* (``run.average_steps`` more steps; forces every step, fields every
+``run.sample_every``), then done. Everything the loop decides depends on step numbers only,
+never on wall time, so a run resumed from a checkpoint repeats the uninterrupted run bit for bit
+on the same backend.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+
+from solver.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
+from solver.config import CaseConfig
+from solver.errors import DivergenceError
+from solver.simulation import Fields, Simulation
+
+log = logging.getLogger(__name__)
+
+#: A lattice speed above this (Mach ~0.7) means the run has blown up.
+RUNAWAY_U_LATTICE = 0.4
+
+#: progress(step, max_steps, cd, steps_per_second)
+ProgressFn = Callable[[int, int, float, float], None]
+
+
+@dataclass
+class RunState:
+    """What the loop knows besides the populations; all of it goes into a checkpoint."""
+
+    step: int = 0
+    forces: list[np.ndarray] = field(default_factory=list)  # lattice force per step, chunks [n, 3]
+    phase: str = "develop"                # develop | average | done
+    converged_step: Optional[int] = None
+    average_start: Optional[int] = None
+    rho_sum: Optional[np.ndarray] = None  # float64 sums of sampled fields
+    velocity_sum: Optional[np.ndarray] = None
+    n_samples: int = 0
+
+    def force_history(self) -> np.ndarray:
+        return np.concatenate(self.forces) if self.forces else np.zeros((0, 3))
+
+
+@dataclass
+class RunResult:
+    steps: int
+    converged: bool
+    converged_step: Optional[int]
+    averaged_steps: int
+    force_history: np.ndarray   # lattice units, [steps, 3]
+    coefficients: np.ndarray    # [steps, 2]: Cd, Cl
+    cd: float
+    cl: float
+    force_mean: np.ndarray      # lattice units, over the reported window
+    fields: Fields              # time-averaged if samples were taken, else the final state
+    fields_averaged: bool
+    wall_seconds: float
+    mlups: float
+
+
+def likely_cause(sim: Simulation) -> str:
+    u = sim.units
+    if sim.case.resolution.smagorinsky_cs == 0.0 and u.tau < 0.55:
+        return (f"tau = {u.tau:.4f} is close to 1/2 without a subgrid model: set "
+                "resolution.smagorinsky_cs (e.g. 0.15) or lower resolution.cells_per_length")
+    if u.u_lattice > 0.08:
+        return f"the lattice speed {u.u_lattice:g} is high: lower resolution.u_lattice (e.g. 0.05)"
+    return ("an under-resolved body or an unsuitable boundary: raise resolution.cells_per_length "
+            "or add a domain.sponge before the outflow")
+
+
+def check_health(sim: Simulation, state: RunState, fields: Fields, forces: np.ndarray) -> None:
+    """Raise DivergenceError on NaN or runaway velocity."""
+    if not np.all(np.isfinite(forces)) or not np.all(np.isfinite(fields.rho)):
+        raise DivergenceError(f"the run diverged by step {state.step} (NaN in the flow): {likely_cause(sim)}")
+    speed = np.sqrt(np.max(np.sum(fields.velocity**2, axis=0)))
+    if not math.isfinite(speed):
+        raise DivergenceError(f"the run diverged by step {state.step} (NaN velocity): {likely_cause(sim)}")
+    if speed > RUNAWAY_U_LATTICE:
+        raise DivergenceError(
+            f"the run diverged by step {state.step} (runaway velocity {speed:.2f} in lattice units, "
+            f"{speed / sim.units.u_lattice:.1f} U): {likely_cause(sim)}")
+
+
+def _converged(cd: np.ndarray, window: int, tolerance: float) -> bool:
+    if cd.size < 2 * window or not np.all(np.isfinite(cd[-2 * window:])):
+        return False
+    recent, before = cd[-window:].mean(), cd[-2 * window:-window].mean()
+    return abs(recent - before) <= tolerance * abs(recent)
+
+
+class Runner:
+    """Drives one Simulation according to its case's ``run`` settings."""
+
+    def __init__(self, sim: Simulation, checkpoint_dir: Path | None = None,
+                 progress: ProgressFn | None = None) -> None:
+        self.sim = sim
+        self.case: CaseConfig = sim.case
+        self.checkpoint_dir = checkpoint_dir
+        self.progress = progress
+        self.state = RunState()
+
+    def resume(self) -> None:
+        """Continue from the checkpoint in checkpoint_dir (CheckpointError if unusable)."""
+        assert self.checkpoint_dir is not None
+        ckpt = load_checkpoint(self.checkpoint_dir, self.case)
+        self.sim.load_populations(ckpt.populations, ckpt.state.step)
+        self.state = ckpt.state
+        log.info("resumed from step %d (%s phase)", self.state.step, self.state.phase)
+
+    def _next_stop(self) -> int:
+        r, s = self.case.run, self.state
+        stops = [r.max_steps, (s.step // r.check_every + 1) * r.check_every]
+        if r.checkpoint_every:
+            stops.append((s.step // r.checkpoint_every + 1) * r.checkpoint_every)
+        if s.phase == "average" and s.average_start is not None:
+            offset = s.step - s.average_start
+            stops.append(s.step + r.sample_every - offset % r.sample_every)
+            stops.append(s.average_start + r.average_steps)
+        return min(stops)
+
+    def run(self) -> RunResult:
+        r, s, sim = self.case.run, self.state, self.sim
+        start_step, t0 = s.step, time.perf_counter()
+        has_body = sim.reference_area_m2 is not None
+        while s.phase != "done":
+            stop = self._next_stop()
+            forces = sim.advance(stop - s.step)
+            s.forces.append(forces)
+            s.step = stop
+            history = s.force_history()
+            cd = sim.coefficients(history)[:, 0]
+            if s.step % r.check_every == 0 or s.step >= r.max_steps:
+                check_health(sim, s, sim.fields(), forces)
+                if self.progress:
+                    rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
+                    self.progress(s.step, r.max_steps, float(cd[-1]) if cd.size else math.nan, rate)
+            if s.phase == "develop" and has_body and s.step % r.check_every == 0 and _converged(
+                    cd, r.convergence.window_steps, r.convergence.tolerance):
+                s.converged_step = s.step
+                log.info("Cd converged at step %d", s.step)
+                if r.average_steps > 0 and s.step < r.max_steps:
+                    s.phase, s.average_start = "average", s.step
+                else:
+                    s.phase = "done"
+            elif s.phase == "average":
+                assert s.average_start is not None
+                if (s.step - s.average_start) % r.sample_every == 0:
+                    self._sample()
+                if s.step >= s.average_start + r.average_steps:
+                    s.phase = "done"
+            if s.step >= r.max_steps:
+                s.phase = "done"
+            if r.checkpoint_every and s.step % r.checkpoint_every == 0 and self.checkpoint_dir:
+                save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))
+        sim.backend.synchronize()
+        wall = time.perf_counter() - t0
+        return self._result(wall, s.step - start_step)
+
+    def _sample(self) -> None:
+        fields = self.sim.fields()
+        s = self.state
+        if s.rho_sum is None:
+            s.rho_sum = np.zeros(fields.rho.shape)
+            s.velocity_sum = np.zeros(fields.velocity.shape)
+        s.rho_sum += fields.rho
+        s.velocity_sum += fields.velocity
+        s.n_samples += 1
+
+    def _result(self, wall: float, steps_run: int) -> RunResult:
+        s, r, sim = self.state, self.case.run, self.sim
+        history = s.force_history()
+        coeffs = sim.coefficients(history)
+        if s.average_start is not None:
+            window = history[s.average_start:]
+        else:
+            window = history[-min(r.convergence.window_steps, len(history)):]
+        force_mean = window.mean(axis=0)
+        cd, cl = sim.coefficients(force_mean)
+        if s.n_samples:
+            fields = Fields(rho=(s.rho_sum / s.n_samples).astype(np.float32),
+                            velocity=(s.velocity_sum / s.n_samples).astype(np.float32))
+        else:
+            fields = sim.fields()
+        mlups = sim.grid.n_cells * steps_run / max(wall, 1e-9) / 1e6
+        return RunResult(
+            steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
+            averaged_steps=len(history) - s.average_start if s.average_start is not None else 0,
+            force_history=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
+            force_mean=force_mean, fields=fields, fields_averaged=s.n_samples > 0,
+            wall_seconds=wall, mlups=mlups,
+        )

@@ -1,0 +1,50 @@
+"""VTK XML image data (.vti): uniform-grid fields that open in ParaView, written through VTK.
+
+Values sit on the image's points, which are the lattice cell centres; spacing and origin are in
+metres. Scalars are arrays [z, y, x]; vectors are [3, z, y, x]. The file is written under a
+temporary name and renamed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from solver.atomic import atomic_path
+
+
+def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
+              arrays: Mapping[str, np.ndarray]) -> Path:
+    """Write arrays as point data of an image with the given spacing and origin (metres)."""
+    import vtk
+    from vtk.util.numpy_support import numpy_to_vtk
+
+    shapes = {name: (a.shape[1:] if a.ndim == 4 else a.shape) for name, a in arrays.items()}
+    shape_zyx = next(iter(shapes.values()))
+    if any(s != shape_zyx for s in shapes.values()):
+        raise ValueError(f"arrays of different shapes: {shapes}")
+    image = vtk.vtkImageData()
+    image.SetDimensions(shape_zyx[2], shape_zyx[1], shape_zyx[0])
+    image.SetSpacing(spacing_m, spacing_m, spacing_m)
+    image.SetOrigin(*map(float, origin_m))
+    point_data = image.GetPointData()
+    for name, a in arrays.items():
+        if a.ndim == 4:
+            flat = np.ascontiguousarray(np.moveaxis(a, 0, -1).reshape(-1, 3))
+        else:
+            flat = np.ascontiguousarray(a.reshape(-1))
+        vtk_array = numpy_to_vtk(flat, deep=True)
+        vtk_array.SetName(name)
+        point_data.AddArray(vtk_array)
+    writer = vtk.vtkXMLImageDataWriter()
+    writer.SetInputData(image)
+    writer.SetCompressorTypeToZLib()
+    writer.SetDataModeToAppended()
+    writer.EncodeAppendedDataOff()
+    with atomic_path(path) as tmp:
+        writer.SetFileName(str(tmp))
+        if writer.Write() != 1:
+            raise OSError(f"VTK could not write '{path}'")
+    return path
