@@ -32,7 +32,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--out", help="results folder (default results/<case name>)")
     p.add_argument("--backend", default="auto", choices=BACKENDS)
     p.add_argument("--resume", action="store_true", help="continue from DIR/checkpoint")
-    return p.parse_args(argv)
+    return p.parse_intermixed_args(argv)
 
 
 class ProgressBar:

@@ -131,7 +131,7 @@ class Runner:
         r, s, sim = self.case.run, self.state, self.sim
         start_step, t0 = s.step, time.perf_counter()
         has_body = sim.reference_area_m2 is not None
-        while s.phase != "done":
+        while s.phase != "done" and s.step < r.max_steps:
             stop = self._next_stop()
             forces = sim.advance(stop - s.step)
             s.forces.append(forces)
@@ -157,8 +157,6 @@ class Runner:
                     self._sample()
                 if s.step >= s.average_start + r.average_steps:
                     s.phase = "done"
-            if s.step >= r.max_steps:
-                s.phase = "done"
             if r.checkpoint_every and s.step % r.checkpoint_every == 0 and self.checkpoint_dir:
                 save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))
         sim.backend.synchronize()

@@ -1,0 +1,124 @@
+"""run_case.py end to end: outputs, bad input, refused settings, divergence, resume."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+import run_case
+
+BOX = str(ROOT / "cases" / "windtunnel_box.yaml")
+SMALL = ["resolution.cells_per_length=8", "run.max_steps=300", "run.check_every=50",
+         "run.convergence.window_steps=100"]
+
+
+def run(args: list[str]) -> int:
+    return run_case.main(args)
+
+
+def test_run_writes_every_output(tmp_path, capsys):
+    out = tmp_path / "box"
+    assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
+    for name in ("config.yaml", "forces.csv", "summary.json", "fields.vti"):
+        assert (out / name).is_file(), name
+    summary = json.loads((out / "summary.json").read_text())
+    for key in ("cd", "cl", "steps", "converged", "mlups", "backend", "reynolds", "mach", "cells",
+                "wall_seconds"):
+        assert key in summary
+    assert summary["steps"] == 300
+    assert summary["reynolds"] == pytest.approx(20.0 * 0.4 / 1.5e-5)
+    assert summary["mach"] == pytest.approx(0.1 * 3**0.5)
+    rows = np.loadtxt(out / "forces.csv", delimiter=",", skiprows=1)
+    assert rows.shape == (300, 6)
+    assert (out / "forces.csv").read_text().splitlines()[0] == "step,fx_n,fy_n,fz_n,cd,cl"
+    assert np.all(np.isfinite(rows))
+    assert rows[-100:, 4].mean() == pytest.approx(summary["cd"], rel=1e-6)
+
+
+def test_fields_vti_reads_back_in_metres(tmp_path):
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    out = tmp_path / "box"
+    assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
+    reader = vtk.vtkXMLImageDataReader()
+    reader.SetFileName(str(out / "fields.vti"))
+    reader.Update()
+    image = reader.GetOutput()
+    dx = 0.4 / 8
+    assert image.GetDimensions() == (48, 16, 10)  # 2.4 x 0.8 x 0.5 m at dx = 0.05 m
+    assert image.GetSpacing() == pytest.approx((dx, dx, dx))
+    assert image.GetOrigin() == pytest.approx((dx / 2, dx / 2, dx / 2))
+    data = image.GetPointData()
+    names = {data.GetArrayName(i) for i in range(data.GetNumberOfArrays())}
+    assert names == {"velocity", "pressure", "solid"}
+    velocity = vtk_to_numpy(data.GetArray("velocity")).reshape(10, 16, 48, 3)
+    solid = vtk_to_numpy(data.GetArray("solid")).reshape(10, 16, 48)
+    # The box (body = 2) spans x 0.6-1.0 m, y 0.3-0.5 m, z 0.03-0.18 m.
+    assert solid[2, 8, 15] == 2 and solid[2, 8, 11] == 0
+    assert np.all(velocity[solid == 2] == 0)
+    # The first plane after the inlet carries the free stream, 20 m/s along x, on average.
+    assert velocity[:, :, 0, 0].mean() == pytest.approx(20.0, rel=0.01)
+
+
+@pytest.mark.parametrize("args, key", [
+    (["run.max_step=5"], "run.max_step"),
+    (["run.max_steps=many"], "run.max_steps"),
+    (["resolution.cells_per_length=2"], "resolution.cells_per_length"),
+    (["domain.boundaries.y_min=wall"], "domain.boundaries.y_min"),
+    (["resolution.u_lattice=0.2"], "resolution.u_lattice"),
+    (["resolution.smagorinsky_cs=0"], "resolution.smagorinsky_cs"),
+    (["flow.reynolds=100"], "flow.nu_m2_s"),
+])
+def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, args, key):
+    out = tmp_path / "never"
+    assert run([BOX, *args, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and key in err
+    assert not out.exists()
+
+
+def test_invalid_yaml_and_missing_file(tmp_path, capsys):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\nflow: {speed_m_s: 1\n")
+    assert run([str(broken), "--out", str(tmp_path / "o")]) == 2
+    assert "broken.yaml" in capsys.readouterr().err
+    assert run([str(tmp_path / "absent.yaml"), "--out", str(tmp_path / "o")]) == 2
+    assert "absent.yaml" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_divergence_stops_with_step_and_cause(tmp_path, capsys):
+    """BGK at tau 0.51 and Mach 0.29 around a sharp box: blows up; nothing NaN is written."""
+    out = tmp_path / "div"
+    args = [BOX, "resolution.smagorinsky_cs=0", "resolution.u_lattice=0.17", "flow.nu_m2_s=0.008",
+            "run.max_steps=3000", "--backend", "cpu", "--out", str(out)]
+    assert run(args) == 2
+    err = capsys.readouterr().err
+    assert "diverged by step" in err and "smagorinsky_cs" in err
+    assert not (out / "summary.json").exists() and not (out / "fields.vti").exists()
+
+
+def test_resume_continues_bit_identically(tmp_path):
+    """Stop at step 200 with a checkpoint, resume to 400: forces and fields equal a straight run
+    to 400 bit for bit (same backend)."""
+    common = [BOX, "resolution.cells_per_length=8", "run.check_every=50", "run.checkpoint_every=100",
+              "run.convergence.window_steps=1000", "--backend", "cpu"]
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    assert run([*common, "run.max_steps=400", "--out", str(straight)]) == 0
+    assert run([*common, "run.max_steps=200", "--out", str(split)]) == 0
+    assert (split / "checkpoint" / "state.npz").is_file()
+    assert run([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
+    assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
+    assert (straight / "fields.vti").read_bytes() == (split / "fields.vti").read_bytes()
+
+
+def test_resume_refuses_another_case(tmp_path, capsys):
+    common = [BOX, "resolution.cells_per_length=8", "run.max_steps=100", "run.checkpoint_every=100",
+              "--backend", "cpu", "--out", str(tmp_path / "r")]
+    assert run(common) == 0
+    assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
+    assert "different case" in capsys.readouterr().err
