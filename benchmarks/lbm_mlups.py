@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""LBM throughput in MLUPs against the memory-bandwidth roofline measured in the same run.
+
+    python benchmarks/lbm_mlups.py [--backend auto|cpu|cuda] [--seconds 5] [--sizes 64 128 192]
+
+For each backend and size (fully periodic N^3 box; a channel with a sphere) it prints MLUPs, the
+bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), the copy
+bandwidth (bytes read + written per second) measured on the same device in the same run, and
+the fraction of the roofline bandwidth / 153 B reached. With lbmpy installed it also times
+lbmpy's generated C kernel (D3Q19 SRT float32, periodic box) and prints our ratio to it. The last
+line is one JSON object with every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from solver.backends import select_backend  # noqa: E402
+from solver.config import merge_case  # noqa: E402
+from solver.simulation import Simulation  # noqa: E402
+
+BYTES_PER_CELL = 19 * 4 * 2 + 1
+PERIODIC = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
+
+
+def box_case(n: int) -> dict:
+    return {"name": f"box{n}", "flow": {"speed_m_s": 1.0, "reynolds": 100.0, "initial": "taylor_green"},
+            "domain": {"size_m": [1.0, 1.0, 1.0], "boundaries": PERIODIC},
+            "body": {"reference_length_m": 1.0},
+            "resolution": {"cells_per_length": n, "u_lattice": 0.05}}
+
+
+def sphere_channel_case(n: int) -> dict:
+    """A channel 2n x n x n cells with a sphere of diameter n/4: inlet, outflow, free slip."""
+    return {"name": f"sphere{n}", "flow": {"speed_m_s": 1.0, "reynolds": 100.0},
+            "domain": {"size_m": [8.0, 4.0, 4.0],
+                       "boundaries": {"x_min": "inlet", "x_max": "outflow", "y_min": "freeslip",
+                                      "y_max": "freeslip", "z_min": "freeslip", "z_max": "freeslip"}},
+            "body": {"shape": "sphere", "center_m": [2.0, 2.0, 2.0], "radius_m": 0.5},
+            "resolution": {"cells_per_length": n // 4, "u_lattice": 0.05}}
+
+
+def cpu_copy_bandwidth(seconds: float, threads: int) -> float:
+    """Bytes read + written per second copying 1 GiB of float32 with `threads` numpy threads."""
+    n = 2**28
+    src = np.ones(n, np.float32)
+    dst = np.empty_like(src)
+    chunks = np.array_split(np.arange(n), threads)
+    bounds = [(c[0], c[-1] + 1) for c in chunks]
+
+    def copy(b: tuple[int, int]) -> None:
+        np.copyto(dst[b[0]:b[1]], src[b[0]:b[1]])
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(copy, bounds))
+        done, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            list(pool.map(copy, bounds))
+            done += 1
+        elapsed = time.perf_counter() - t0
+    return 2 * src.nbytes * done / elapsed
+
+
+def gpu_copy_bandwidth(seconds: float) -> float:
+    import cupy
+
+    src = cupy.ones(2**28, cupy.float32)
+    dst = cupy.empty_like(src)
+    dst[...] = src
+    cupy.cuda.Device().synchronize()
+    done, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            dst[...] = src
+        cupy.cuda.Device().synchronize()
+        done += 10
+    elapsed = time.perf_counter() - t0
+    return 2 * src.nbytes * done / elapsed
+
+
+def time_simulation(case_dict: dict, backend, seconds: float) -> tuple[float, int]:
+    sim = Simulation(merge_case(case_dict, []), backend)
+    sim.advance(10)
+    backend.synchronize()
+    steps, chunk, t0 = 0, 10, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        sim.advance(chunk)
+        backend.synchronize()
+        steps += chunk
+    elapsed = time.perf_counter() - t0
+    return sim.grid.n_cells * steps / elapsed / 1e6, sim.grid.n_cells
+
+
+def lbmpy_mlups(n: int, seconds: float) -> float | None:
+    """lbmpy's generated C kernel, D3Q19 SRT float32, periodic n^3 box (OpenMP)."""
+    try:
+        import pystencils as ps
+        from lbmpy import LBMConfig, LBMOptimisation, LBStencil, Method, Stencil, create_lb_function
+    except ImportError:
+        return None
+    dh = ps.create_data_handling(domain_size=(n, n, n), periodicity=True, default_target=ps.Target.CPU)
+    src = dh.add_array("src", values_per_cell=19, dtype=np.float32, layout="fzyx")
+    dh.add_array_like("dst", "src")
+    dst = dh.fields["dst"]
+    config = ps.CreateKernelConfig(default_dtype="float32")
+    config.cpu.openmp.enable = True
+    kernel = create_lb_function(
+        lbm_config=LBMConfig(stencil=LBStencil(Stencil.D3Q19), method=Method.SRT,
+                             relaxation_rate=1.6, compressible=True),
+        lbm_optimisation=LBMOptimisation(symbolic_field=src, symbolic_temporary_field=dst),
+        config=config)
+    dh.fill("src", 1.0 / 19)
+    sync = dh.synchronization_function(["src"])
+
+    def step() -> None:
+        sync()
+        dh.run_kernel(kernel)
+        dh.swap("src", "dst")
+
+    for _ in range(5):
+        step()
+    steps, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        step()
+        steps += 1
+    return n**3 * steps / (time.perf_counter() - t0) / 1e6
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("--seconds", type=float, default=5.0, help="timed seconds per size")
+    p.add_argument("--sizes", type=int, nargs="+", help="periodic box sizes (default per backend)")
+    p.add_argument("--sphere", type=int, default=96, help="channel height in cells for the sphere case")
+    p.add_argument("--no-lbmpy", action="store_true")
+    args = p.parse_args()
+    backend = select_backend(args.backend)
+    if backend.name == "cuda":
+        bandwidth = gpu_copy_bandwidth(args.seconds)
+        sizes = args.sizes or [128, 256]
+    else:
+        bandwidth = cpu_copy_bandwidth(args.seconds, os.cpu_count() or 1)
+        sizes = args.sizes or [64, 128, 192]
+    roofline = bandwidth / BYTES_PER_CELL / 1e6
+    print(f"device: {backend.describe()}  ({platform.processor() or platform.machine()})")
+    print(f"copy bandwidth (read + written): {bandwidth / 1e9:.1f} GB/s -> roofline "
+          f"{roofline:.0f} MLUPs at {BYTES_PER_CELL} B per cell update")
+    rows = []
+    for n in sizes:
+        mlups, cells = time_simulation(box_case(n), backend, args.seconds)
+        rows.append({"case": f"periodic box {n}^3", "cells": cells, "mlups": mlups})
+    mlups, cells = time_simulation(sphere_channel_case(args.sphere), backend, args.seconds)
+    rows.append({"case": f"sphere channel {2 * args.sphere}x{args.sphere}x{args.sphere}", "cells": cells, "mlups": mlups})
+    lbmpy = {}
+    if backend.name == "cpu" and not args.no_lbmpy:
+        for n in sizes:
+            value = lbmpy_mlups(n, args.seconds)
+            if value is not None:
+                lbmpy[n] = value
+    print(f"{'case':34s} {'cells':>11s} {'MLUPs':>9s} {'B/update':>9s} {'roofline':>9s} {'lbmpy':>9s} {'ours/lbmpy':>10s}")
+    for row in rows:
+        row["bytes_per_update"] = BYTES_PER_CELL
+        row["roofline_fraction"] = row["mlups"] / roofline
+        n = int(row["case"].split()[-1].split("^")[0]) if row["case"].startswith("periodic") else None
+        ref = lbmpy.get(n) if n else None
+        row["lbmpy_mlups"] = ref
+        ratio = f"{row['mlups'] / ref:10.2f}" if ref else f"{'-':>10s}"
+        ref_text = f"{ref:9.1f}" if ref else f"{'-':>9s}"
+        print(f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {BYTES_PER_CELL:9d} "
+              f"{row['roofline_fraction']:8.0%} {ref_text} {ratio}")
+    print(json.dumps({"backend": backend.describe(), "copy_bandwidth_gb_s": bandwidth / 1e9,
+                      "roofline_mlups": roofline, "results": rows}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
