@@ -1,5 +1,7 @@
 // GPU shell: one thread per cell, compiled by CuPy (RawModule, NVRTC). The physics is in
 // lbm_d3q19.cuh; this file only maps threads to cells and reduces the body force.
+// lbm_step runs on a grid (ceil(nx / blockDim.x), ny, nz): x from the thread, y and z from the
+// block, so no thread divides to find its cell.
 #include "lbm_d3q19.cuh"
 
 extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __restrict__ f_dst,
@@ -10,15 +12,12 @@ extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __re
                                     const float cs2_smag, const float gx, const float gy,
                                     const float gz, const float wall_ux, const float wall_uy,
                                     const float wall_uz) {
-    const long long n = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long n_cells = (long long)nx * ny * nz;
-    if (n >= n_cells) return;
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= nx) return;
+    const int y = blockIdx.y, z = blockIdx.z;
+    const long long n = x + (long long)nx * (y + (long long)ny * z);
     const LbmStep p = {nx, ny, nz, plane_stride, tau_x, cs2_smag, gx, gy, gz,
                        gx != 0.0f || gy != 0.0f || gz != 0.0f, wall_ux, wall_uy, wall_uz};
-    const int x = (int)(n % nx);
-    const long long row = n / nx;
-    const int y = (int)(row % ny);
-    const int z = (int)(row / ny);
     float cell_force[3] = {0.0f, 0.0f, 0.0f};
     lbm_update_cell(f_src, f_dst, flags, u_inlet, p, n, x, y, z, cell_force);
     if (cell_force[0] != 0.0f || cell_force[1] != 0.0f || cell_force[2] != 0.0f) {

@@ -30,6 +30,7 @@ def test_poiseuille_profile(cpu):
     exact = g / (2 * nu) * y * (H - y)
     assert len(y) == 16
     error = np.linalg.norm(u - exact) / np.linalg.norm(exact)
+    print(f"measured: Poiseuille relative L2 error {error:.2e} (tau {sim.units.tau:.3f})")
     assert error < 0.01, f"relative L2 error {error:.4f}"
 
 
@@ -46,6 +47,7 @@ def test_taylor_green_viscosity(cpu):
         energy.append(float(np.sum(sim.fields().velocity ** 2)))
     slope = np.polyfit(times, np.log(energy), 1)[0]
     nu_fit = -slope / (2 * k2)
+    print(f"measured: Taylor-Green nu fit / nu = {nu_fit / sim.units.nu_lattice:.5f}")
     assert nu_fit == pytest.approx(sim.units.nu_lattice, rel=0.01)
 
 
@@ -55,6 +57,8 @@ def test_schaefer_turek_2d1_halfway_bounce_back(cpu):
     case = load_case(ROOT / "cases" / "cylinder_2d1.yaml")
     assert case.resolution.cells_per_length == 20
     result = Runner(Simulation(case, cpu)).run()
+    print(f"measured: 2D-1 halfway bounce-back Cd {result.cd:.4f} Cl {result.cl:.5f} "
+          f"after {result.steps} steps")
     assert result.converged
     assert result.cd == pytest.approx(5.58, rel=0.03)
     assert abs(result.cl) < 0.05
@@ -97,6 +101,8 @@ def test_stokes_drag_on_a_sphere(cpu):
     assert abs(u_mean - u_before) < 0.01 * u_mean
     drag = forces[-1, 0]
     stokes = 6 * math.pi * nu * R * u_mean * k
+    print(f"measured: Stokes drag / (6 pi mu R U K) = {drag / stokes:.4f}, K = {k:.4f}, "
+          f"Re = {u_mean * 2 * R / nu:.3f}")
     assert drag == pytest.approx(stokes, rel=0.05)
     assert u_mean * 2 * R / nu < 0.1  # Stokes regime
 
@@ -118,4 +124,5 @@ def test_mass_conservation_closed_periodic_box(cpu):
     rho = sim.fields().rho
     assert np.all(np.isfinite(rho))
     mass1 = float(np.sum(rho[fluid], dtype=np.float64))
+    print(f"measured: relative mass drift over 1000 steps {abs(mass1 - mass0) / mass0:.2e}")
     assert abs(mass1 - mass0) / mass0 < 1e-5

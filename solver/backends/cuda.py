@@ -13,7 +13,8 @@ from solver.backends.base import Backend, StepArgs
 from solver.errors import BackendUnavailableError
 from solver.lattice import CUDA_DIR
 
-THREADS_PER_BLOCK = 256
+THREADS_PER_BLOCK = 256   # 1D kernels (init, fields)
+STEP_THREADS_X = 128      # lbm_step: threads along x per block; y and z come from the grid
 
 
 def cuda_available() -> bool:
@@ -64,9 +65,11 @@ class CudaBackend(Backend):
 
     def step(self, f_src: Any, f_dst: Any, args: StepArgs, force: Any) -> None:
         f32 = np.float32
+        grid = ((args.nx + STEP_THREADS_X - 1) // STEP_THREADS_X, args.ny, args.nz)
         self._step(
-            self._blocks(args.n_cells), (THREADS_PER_BLOCK,),
-            (f_src, f_dst, args.flags, args.u_inlet, force, np.int32(args.nx), np.int32(args.ny), np.int32(args.nz), np.int64(args.plane_stride),
+            grid, (STEP_THREADS_X,),
+            (f_src, f_dst, args.flags, args.u_inlet, force,
+             np.int32(args.nx), np.int32(args.ny), np.int32(args.nz), np.int64(args.plane_stride),
              args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
         )
 

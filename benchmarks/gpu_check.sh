@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The GPU check, in one call on a machine with an NVIDIA GPU and CuPy:
+#   1. install carried wheels (.whl/: omegaconf, antlr4-python3-runtime) when present;
+#   2. compile every .cu to PTX for sm_90 and the kernels through CuPy/NVRTC;
+#   3. run the CPU-vs-GPU agreement test and the kernel tests;
+#   4. measure MLUPs against the device's copy bandwidth;
+#   5. print a short table last.
+# Usage: bash benchmarks/gpu_check.sh [SECONDS_PER_SIZE]   (writes logs to $OUT when set)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-3}"
+out="${OUT:-/tmp/gpu_check}"
+mkdir -p "$out"
+export PYTHONUNBUFFERED=1
+if compgen -G ".whl/*.whl" > /dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl && export PYTHONPATH="/tmp/site:${PYTHONPATH:-}"
+fi
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
+python3 -m pytest -q -p no:cacheprovider tests/test_backends.py tests/test_kernels.py -rs 2>&1 \
+    | tee "$out/tests.log"
+tests_status=${PIPESTATUS[0]}
+python3 benchmarks/lbm_mlups.py --backend cuda --seconds "$seconds" --sizes 128 256 --sphere 192 2>&1 \
+    | tee "$out/mlups.log"
+bench_status=${PIPESTATUS[0]}
+echo
+echo "=== GPU check summary ==="
+echo "tests (agreement, PTX, kernels): $(tail -n 1 "$out/tests.log")"
+grep -E "^(copy bandwidth|periodic box|sphere channel)" "$out/mlups.log"
+exit $(( tests_status != 0 || bench_status != 0 ))
