@@ -150,7 +150,8 @@ def main() -> int:
         bandwidth = gpu_copy_bandwidth(args.seconds)
         sizes = args.sizes or [128, 256]
     else:
-        bandwidth = cpu_copy_bandwidth(args.seconds, os.cpu_count() or 1)
+        threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
+        bandwidth = cpu_copy_bandwidth(args.seconds, threads)
         sizes = args.sizes or [64, 128, 192]
     roofline = bandwidth / BYTES_PER_CELL / 1e6
     print(f"device: {backend.describe()}  ({platform.processor() or platform.machine()})")

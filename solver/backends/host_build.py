@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 HOST_SOURCE = CUDA_DIR / "host" / "lbm_host.cpp"
 #: -fno-math-errno lets sqrtf vectorize; it changes no result. No -ffast-math: the arithmetic
 #: stays IEEE so the CPU and the GPU compute the same numbers.
-CXX_FLAGS = ("-O3", "-march=native", "-mprefer-vector-width=512", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC", "-std=c++17")
+CXX_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC", "-std=c++17")
 
 
 def cache_dir() -> Path:
