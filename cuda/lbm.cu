@@ -1,30 +1,26 @@
 // GPU shell: one thread per cell, compiled by CuPy (RawModule, NVRTC). The physics is in
-// lbm_d3q19.cuh; this file only maps threads to cells and reduces the body force.
+// lbm_d3q19.cuh; this file only maps threads to cells. solver/backends/cuda.py inlines the
+// header into this source before compiling, so CuPy's cache sees every change.
 // lbm_step runs on a grid (ceil(nx / blockDim.x), ny, nz): x from the thread, y and z from the
 // block, so no thread divides to find its cell.
 #include "lbm_d3q19.cuh"
 
 extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __restrict__ f_dst,
                                     const unsigned char* __restrict__ flags,
-                                    const float* __restrict__ u_inlet, float* __restrict__ force,
-                                    const int nx, const int ny, const int nz,
-                                    const long long plane_stride, const float* __restrict__ tau_x,
-                                    const float cs2_smag, const float gx, const float gy,
-                                    const float gz, const float wall_ux, const float wall_uy,
-                                    const float wall_uz) {
+                                    const float* __restrict__ u_inlet,
+                                    const int* __restrict__ boundary_index,
+                                    float* __restrict__ cell_force, const int nx, const int ny,
+                                    const int nz, const long long plane_stride,
+                                    const float* __restrict__ tau_x, const float cs2_smag,
+                                    const float gx, const float gy, const float gz,
+                                    const float wall_ux, const float wall_uy, const float wall_uz) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= nx) return;
     const int y = blockIdx.y, z = blockIdx.z;
     const long long n = x + (long long)nx * (y + (long long)ny * z);
     const LbmStep p = {nx, ny, nz, plane_stride, tau_x, cs2_smag, gx, gy, gz,
                        gx != 0.0f || gy != 0.0f || gz != 0.0f, wall_ux, wall_uy, wall_uz};
-    float cell_force[3] = {0.0f, 0.0f, 0.0f};
-    lbm_update_cell(f_src, f_dst, flags, u_inlet, p, n, x, y, z, cell_force);
-    if (cell_force[0] != 0.0f || cell_force[1] != 0.0f || cell_force[2] != 0.0f) {
-        atomicAdd(&force[0], cell_force[0]);
-        atomicAdd(&force[1], cell_force[1]);
-        atomicAdd(&force[2], cell_force[2]);
-    }
+    lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, p, n, x, y, z);
 }
 
 extern "C" __global__ void lbm_init(float* __restrict__ f, const float* __restrict__ moments,

@@ -299,13 +299,17 @@ __device__ __forceinline__ void lbm_update_open_cell(const float* __restrict__ f
 }
 
 // One cell of one time step, any type. (x, y, z) are the cell's coordinates, n its index.
-// u_inlet[y + ny z]: inlet x-velocity per inlet cell (may be null without inlets).
+// u_inlet[y + ny z]: inlet x-velocity per inlet cell. boundary_index[n]: the cell's slot k among
+// the fluid cells next to the body, or -1; such a cell writes the force its links hand to the
+// body in this step to cell_force[3k .. 3k+2] (the shells reduce these in a fixed order).
 __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                                 float* __restrict__ f_dst,
                                                 const unsigned char* __restrict__ flags,
-                                                const float* __restrict__ u_inlet, const LbmStep& p,
+                                                const float* __restrict__ u_inlet,
+                                                const int* __restrict__ boundary_index,
+                                                float* __restrict__ cell_force, const LbmStep& p,
                                                 const long long n, const int x, const int y,
-                                                const int z, float* force) {
+                                                const int z) {
     const unsigned char flag = flags[n];
     const int type = flag & FLAG_TYPE_MASK;
     if (type == FLAG_FLUID) {
@@ -315,7 +319,14 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                  lbm_wrap(y + 1, p.ny), lbm_wrap(z - 1, p.nz), z,
                                  lbm_wrap(z + 1, p.nz), p.has_force);
         } else {
+            float force[3] = {0.0f, 0.0f, 0.0f};
             lbm_update_boundary_cell(f_src, f_dst, flags, p, n, x, y, z, force);
+            const int k = boundary_index[n];
+            if (k >= 0) {
+                cell_force[3 * (long long)k] = force[0];
+                cell_force[3 * (long long)k + 1] = force[1];
+                cell_force[3 * (long long)k + 2] = force[2];
+            }
         }
     } else if (type == FLAG_INLET) {
         lbm_update_open_cell(f_src, f_dst, p, n, true, u_inlet[y + (long long)p.ny * z]);

@@ -105,6 +105,21 @@ def mark_bulk(flags: np.ndarray) -> None:
     flags[bulk] |= BULK
 
 
+def body_neighbour_index(flags: np.ndarray) -> np.ndarray:
+    """int32 [z, y, x]: for each fluid cell with a link into a body cell, its slot k = 0, 1, ...
+    in flat-index order; -1 elsewhere. The kernels write each such cell's share of the body
+    force to slot k."""
+    types = flags & TYPE_MASK
+    body = (flags & BODY) != 0
+    near = np.zeros(flags.shape, dtype=bool)
+    for cx, cy, cz in lattice.C[1:]:
+        near |= np.roll(body, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
+    near &= types == FLUID
+    index = np.full(flags.shape, -1, dtype=np.int32)
+    index[near] = np.arange(int(near.sum()), dtype=np.int32)
+    return index
+
+
 def wall_mask(flags: np.ndarray) -> np.ndarray:
     """Cells that are walls of any kind (no-slip, free-slip, moving): no fluid lives there."""
     types = flags & TYPE_MASK

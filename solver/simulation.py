@@ -15,7 +15,8 @@ from solver import lattice
 from solver.backends import Backend, StepArgs
 from solver.config import AXES, CaseConfig
 from solver.geometry import Primitive
-from solver.grid import Grid, inlet_profile, make_flags, make_grid, relaxation_times, wall_mask
+from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
+                         relaxation_times, wall_mask)
 from solver.units import LatticeUnits, derive_units
 
 log = logging.getLogger(__name__)
@@ -55,11 +56,15 @@ class Simulation:
         moving = (u.u_lattice, 0.0, 0.0)  # the rolling road moves with the free stream
         n = self.grid.n_cells
         self.plane_stride = lattice.plane_stride(n)
+        boundary_index = body_neighbour_index(self.flags_host)
+        n_slots = int(boundary_index.max()) + 1
         self.args = StepArgs(
             nx=self.grid.nx, ny=self.grid.ny, nz=self.grid.nz, plane_stride=self.plane_stride,
             flags=backend.asarray(self.flags_host),
             tau_x=backend.asarray(relaxation_times(case, self.grid, u.tau)),
             u_inlet=backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
+            boundary_index=backend.asarray(boundary_index),
+            cell_force=backend.zeros((n_slots, 3), np.float32),
             cs2_smag=float(case.resolution.smagorinsky_cs) ** 2,
             body_accel=self.body_accel_lattice,
             wall_velocity=moving,

@@ -2,18 +2,13 @@
 // The physics is in ../lbm_d3q19.cuh, the same source the GPU runs.
 //
 // Rows (fixed y, z) are split into runs of bulk cells, which stream with constant offsets and
-// vectorize across x (omp simd), and single boundary cells, which take the general path. Each
-// thread sums the body force of its static block of rows in row order, and the threads' sums are
-// added in thread order: a step's force is bit-for-bit repeatable for a given thread count.
+// vectorize across x (omp simd), and single cells, which take the general path.
 #include <math.h>
-#include <omp.h>
 
 #define __device__
 #define __forceinline__ inline __attribute__((always_inline))
 #define __constant__ static const
 #include "../lbm_d3q19.cuh"
-
-static const int kMaxThreads = 256;
 
 namespace {
 
@@ -31,54 +26,37 @@ void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const 
 
 extern "C" {
 
-// One time step on the whole grid; adds the body force of this step to force[0..2].
+// One time step on the whole grid.
 void lbm_step(const float* f_src, float* f_dst, const unsigned char* flags, const float* u_inlet,
-              double* force, const int nx, const int ny, const int nz,
-              const long long plane_stride, const float* tau_x, const float cs2_smag,
-              const float gx, const float gy, const float gz, const float wall_ux,
-              const float wall_uy, const float wall_uz) {
+              const int* boundary_index, float* cell_force, const int nx, const int ny,
+              const int nz, const long long plane_stride, const float* tau_x,
+              const float cs2_smag, const float gx, const float gy, const float gz,
+              const float wall_ux, const float wall_uy, const float wall_uz) {
     const LbmStep p = {nx, ny, nz, plane_stride, tau_x, cs2_smag, gx, gy, gz,
                        gx != 0.0f || gy != 0.0f || gz != 0.0f, wall_ux, wall_uy, wall_uz};
     const long long n_rows = (long long)ny * nz;
-    double thread_force[kMaxThreads][3] = {};
-#pragma omp parallel num_threads(omp_get_max_threads() < kMaxThreads ? omp_get_max_threads() : kMaxThreads)
-    {
-        float acc[3] = {0.0f, 0.0f, 0.0f};
-#pragma omp for schedule(static)
-        for (long long r = 0; r < n_rows; ++r) {
-            const int y = (int)(r % ny), z = (int)(r / ny);
-            const int ym = lbm_wrap(y - 1, ny), yp = lbm_wrap(y + 1, ny);
-            const int zm = lbm_wrap(z - 1, nz), zp = lbm_wrap(z + 1, nz);
-            const long long row = r * nx;
-            int x = 0;
-            while (x < nx) {
-                if (x > 0 && x < nx - 1 && (flags[row + x] & FLAG_BULK)) {
-                    int end = x + 1;
-                    while (end < nx - 1 && (flags[row + end] & FLAG_BULK)) ++end;
-                    if (p.has_force)
-                        bulk_run<true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
-                    else
-                        bulk_run<false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
-                    x = end;
-                } else {
-                    float cell[3] = {0.0f, 0.0f, 0.0f};
-                    lbm_update_cell(f_src, f_dst, flags, u_inlet, p, row + x, x, y, z, cell);
-                    acc[0] += cell[0];
-                    acc[1] += cell[1];
-                    acc[2] += cell[2];
-                    ++x;
-                }
+#pragma omp parallel for schedule(static)
+    for (long long r = 0; r < n_rows; ++r) {
+        const int y = (int)(r % ny), z = (int)(r / ny);
+        const int ym = lbm_wrap(y - 1, ny), yp = lbm_wrap(y + 1, ny);
+        const int zm = lbm_wrap(z - 1, nz), zp = lbm_wrap(z + 1, nz);
+        const long long row = r * nx;
+        int x = 0;
+        while (x < nx) {
+            if (x > 0 && x < nx - 1 && (flags[row + x] & FLAG_BULK)) {
+                int end = x + 1;
+                while (end < nx - 1 && (flags[row + end] & FLAG_BULK)) ++end;
+                if (p.has_force)
+                    bulk_run<true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
+                else
+                    bulk_run<false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
+                x = end;
+            } else {
+                lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, p,
+                                row + x, x, y, z);
+                ++x;
             }
         }
-        const int t = omp_get_thread_num();
-        thread_force[t][0] = acc[0];
-        thread_force[t][1] = acc[1];
-        thread_force[t][2] = acc[2];
-    }
-    for (int t = 0; t < kMaxThreads; ++t) {
-        force[0] += thread_force[t][0];
-        force[1] += thread_force[t][1];
-        force[2] += thread_force[t][2];
     }
 }
 

@@ -13,7 +13,9 @@ import numpy as np
 class StepArgs:
     """Everything one LBM step needs besides the two population buffers (lattice units).
 
-    flags, tau_x and u_inlet are arrays on the backend's device.
+    The arrays live on the backend's device. boundary_index gives each fluid cell next to the
+    body its slot k (else -1); the step writes that cell's share of the body force to
+    cell_force[k], and the backend sums the slots in a fixed order.
     """
 
     nx: int
@@ -23,6 +25,8 @@ class StepArgs:
     flags: Any           # uint8[nz, ny, nx]
     tau_x: Any           # float32[nx]: molecular relaxation time per x column
     u_inlet: Any         # float32[nz, ny]: inlet x-velocity
+    boundary_index: Any  # int32[nz, ny, nx]: slot among the body's neighbour cells, or -1
+    cell_force: Any      # float32[n_slots, 3]: each slot's force of the last step
     cs2_smag: float      # Smagorinsky constant squared
     body_accel: tuple[float, float, float]
     wall_velocity: tuple[float, float, float]
@@ -57,8 +61,9 @@ class Backend(ABC):
 
     @abstractmethod
     def step(self, f_src: Any, f_dst: Any, args: StepArgs, force: Any) -> None:
-        """One stream-and-collide step from f_src into f_dst; adds the step's body force
-        (lattice units) to force, 3 values of force_dtype on the device."""
+        """One stream-and-collide step from f_src into f_dst; writes the step's body force
+        (lattice units, the sum of args.cell_force in a fixed order) to force, 3 values of
+        force_dtype on the device."""
 
     @abstractmethod
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
@@ -68,4 +73,5 @@ class Backend(ABC):
         """Wait until queued work has finished (for timing)."""
 
     def describe(self) -> str:
+        """The backend and its device, for logs and summary.json."""
         return self.name

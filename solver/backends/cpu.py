@@ -27,10 +27,11 @@ class CpuBackend(Backend):
 
     def __init__(self) -> None:
         lib = ctypes.CDLL(str(build_host_library()))
-        lib.lbm_step.argtypes = [_P, _P, _P, _P, _P, _I, _I, _I, _LL, _P, _F, _F, _F, _F, _F, _F, _F]
-        lib.lbm_step.restype = None
+        lib.lbm_step.argtypes = [_P, _P, _P, _P, _P, _P, _I, _I, _I, _LL, _P, _F, _F, _F, _F, _F, _F, _F]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL]
+        for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields):
+            fn.restype = None
         self._lib = lib
 
     def zeros(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
@@ -47,14 +48,15 @@ class CpuBackend(Backend):
 
     def step(self, f_src: np.ndarray, f_dst: np.ndarray, args: StepArgs, force: np.ndarray) -> None:
         self._lib.lbm_step(
-            _ptr(f_src), _ptr(f_dst), _ptr(args.flags), _ptr(args.u_inlet), _ptr(force),
-            args.nx, args.ny, args.nz, args.plane_stride, _ptr(args.tau_x), args.cs2_smag,
-            *args.body_accel, *args.wall_velocity,
+            _ptr(f_src), _ptr(f_dst), _ptr(args.flags), _ptr(args.u_inlet),
+            _ptr(args.boundary_index), _ptr(args.cell_force), args.nx, args.ny, args.nz,
+            args.plane_stride, _ptr(args.tau_x), args.cs2_smag, *args.body_accel, *args.wall_velocity,
         )
+        force[:] = args.cell_force.sum(axis=0, dtype=np.float64)
 
     def fields(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
         self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride)
 
     def describe(self) -> str:
-        threads = os.environ.get("OMP_NUM_THREADS", str(os.cpu_count()))
+        threads = os.environ.get("OMP_NUM_THREADS") or str(len(os.sched_getaffinity(0)))
         return f"cpu ({threads} OpenMP threads)"

@@ -1,6 +1,8 @@
 """CUDA backend: the kernels' GPU shell (cuda/lbm.cu), compiled by CuPy through NVRTC.
 
-CuPy caches the compiled module itself; works with cupy-cuda12x and cupy-cuda13x.
+CuPy caches the compiled module under a hash of the source text and options only, not of the
+files an #include pulls in, so the header is pasted into the source here: any change to the
+physics changes the text and recompiles. Works with cupy-cuda12x and cupy-cuda13x.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import numpy as np
 
 from solver.backends.base import Backend, StepArgs
 from solver.errors import BackendUnavailableError
-from solver.lattice import CUDA_DIR
+from solver.lattice import CUDA_DIR, HEADER
 
 THREADS_PER_BLOCK = 256   # 1D kernels (init, fields)
 STEP_THREADS_X = 128      # lbm_step: threads along x per block; y and z come from the grid
@@ -40,8 +42,9 @@ class CudaBackend(Backend):
         import cupy
 
         self._cp = cupy
-        source = (CUDA_DIR / "lbm.cu").read_text()
-        self._module = cupy.RawModule(code=source, options=("--std=c++14", f"-I{CUDA_DIR}"))
+        shell = (CUDA_DIR / "lbm.cu").read_text()
+        source = shell.replace(f'#include "{HEADER.name}"', HEADER.read_text())
+        self._module = cupy.RawModule(code=source, options=("--std=c++14",))
         self._step = self._module.get_function("lbm_step")
         self._init = self._module.get_function("lbm_init")
         self._fields = self._module.get_function("lbm_fields")
@@ -68,10 +71,11 @@ class CudaBackend(Backend):
         grid = ((args.nx + STEP_THREADS_X - 1) // STEP_THREADS_X, args.ny, args.nz)
         self._step(
             grid, (STEP_THREADS_X,),
-            (f_src, f_dst, args.flags, args.u_inlet, force,
+            (f_src, f_dst, args.flags, args.u_inlet, args.boundary_index, args.cell_force,
              np.int32(args.nx), np.int32(args.ny), np.int32(args.nz), np.int64(args.plane_stride),
              args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
         )
+        self._cp.sum(args.cell_force, axis=0, out=force)  # a tree reduction without atomics
 
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
         self._fields(self._blocks(n_cells), (THREADS_PER_BLOCK,),
