@@ -17,8 +17,8 @@ from pathlib import Path
 
 from solver.backends import BACKENDS, select_backend
 from solver.config import load_case
-from solver.errors import SlipstreamError
-from solver.results import field_origin, physical_fields, write_run_files
+from solver.errors import OutputError, SlipstreamError
+from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation
 
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         case = load_case(args.case, args.overrides)
         out = Path(args.out) if args.out else Path("results") / case.name
+        check_output_folder(out)
         backend = select_backend(args.backend)
         sim = Simulation(case, backend)
         u = sim.units
@@ -86,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
         if case.output.fields:
             from viz.vti import write_vti
 
-            write_vti(out / "fields.vti", sim.grid.dx_m, field_origin(sim), physical_fields(sim, result))
+            try:
+                write_vti(out / "fields.vti", sim.grid.dx_m, field_origin(sim), physical_fields(sim, result))
+            except OSError as exc:
+                raise OutputError(f"cannot write '{out / 'fields.vti'}': {exc}") from exc
     except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -3,3 +3,5 @@ kernels of cuda/, the run loop, forces and checkpoints.
 
 Importable without vtk, pyvista or paddle (the GPU check runs where those are missing).
 """
+
+__version__ = "0.1.0"

@@ -10,17 +10,27 @@ from pathlib import Path
 from typing import Iterator
 
 
+def _read_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_read_umask()  # read once, at import, before any threads
+
+
 @contextmanager
 def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside target; rename it onto target when the block succeeds."""
+    """Yield a temporary path beside target; flush it to disk and rename it onto target when
+    the block succeeds. Creates target's folder if needed."""
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
+    os.chmod(tmp, _FILE_MODE)  # mkstemp makes 0600; give the file the usual permissions
     try:
         yield Path(tmp)
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
         os.replace(tmp, target)
     finally:
         Path(tmp).unlink(missing_ok=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,8 +16,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from solver.atomic import atomic_path
-from solver.config import CaseConfig, to_yaml
-from solver.errors import CheckpointError
+from omegaconf import OmegaConf
+
+from solver.config import CaseConfig
+from solver.errors import CheckpointError, OutputError
 
 if TYPE_CHECKING:
     from solver.run import RunState
@@ -31,14 +34,18 @@ class Checkpoint:
 
 
 def case_hash(case: CaseConfig) -> str:
-    """Hash of everything that shapes the physics (the run's step limit may change on resume)."""
-    text = to_yaml(case)
-    physics = "\n".join(line for line in text.splitlines() if "max_steps" not in line)
-    return hashlib.sha256(physics.encode()).hexdigest()[:16]
+    """Hash of everything that shapes the physics: the case less its name, step limit and
+    output settings, which a resumed run may change."""
+    physics = OmegaConf.to_container(OmegaConf.structured(case))
+    assert isinstance(physics, dict)
+    for key in ("name", "output"):
+        physics.pop(key)
+    physics["run"].pop("max_steps")
+    return hashlib.sha256(json.dumps(physics, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
+    """Write folder/state.npz atomically (the previous checkpoint stays until the rename)."""
     s = ckpt.state
     meta = {
         "case_hash": case_hash(case), "step": s.step, "phase": s.phase,
@@ -51,12 +58,16 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
         arrays["rho_sum"] = s.rho_sum
         arrays["velocity_sum"] = s.velocity_sum
     target = folder / FILENAME
-    with atomic_path(target) as tmp, open(tmp, "wb") as fh:
-        np.savez(fh, **arrays)
+    try:
+        with atomic_path(target) as tmp, open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+    except OSError as exc:
+        raise OutputError(f"cannot write checkpoint '{target}': {exc.strerror or exc}") from exc
     return target
 
 
-def load_checkpoint(folder: Path, case: CaseConfig) -> Checkpoint:
+def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Checkpoint:
+    """Read folder/state.npz for this case; CheckpointError if missing, damaged or foreign."""
     from solver.run import RunState
 
     path = folder / FILENAME
@@ -67,15 +78,21 @@ def load_checkpoint(folder: Path, case: CaseConfig) -> Checkpoint:
         with np.load(path) as data:
             meta = json.loads(bytes(data["meta"]).decode())
             arrays = {k: data[k] for k in data.files if k != "meta"}
-    except (OSError, ValueError, KeyError) as exc:
-        raise CheckpointError(f"checkpoint '{path}' is damaged ({exc}): delete it and start again") from exc
-    if meta["case_hash"] != case_hash(case):
+        state = RunState(
+            step=int(meta["step"]), forces=[arrays["forces"]], phase=meta["phase"],
+            converged_step=meta["converged_step"], average_start=meta["average_start"],
+            rho_sum=arrays.get("rho_sum"), velocity_sum=arrays.get("velocity_sum"),
+            n_samples=int(meta["n_samples"]),
+        )
+        populations = arrays["populations"]
+        expected_hash = meta["case_hash"]
+    except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+        raise CheckpointError(f"checkpoint '{path}' is damaged ({type(exc).__name__}): delete it "
+                              "and start again without --resume") from exc
+    if expected_hash != case_hash(case):
         raise CheckpointError(f"checkpoint '{path}' belongs to a different case configuration: "
                               "resume with the same case and overrides, or use another --out folder")
-    state = RunState(
-        step=meta["step"], forces=[arrays["forces"]], phase=meta["phase"],
-        converged_step=meta["converged_step"], average_start=meta["average_start"],
-        rho_sum=arrays.get("rho_sum"), velocity_sum=arrays.get("velocity_sum"),
-        n_samples=meta["n_samples"],
-    )
-    return Checkpoint(arrays["populations"], state)
+    if populations.shape != (n_populations,) or len(state.force_history()) != state.step:
+        raise CheckpointError(f"checkpoint '{path}' does not fit this grid: delete it and start "
+                              "again without --resume")
+    return Checkpoint(populations, state)

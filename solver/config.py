@@ -9,7 +9,7 @@ Any problem ends in a :class:`~solver.errors.ConfigError` whose message names th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from pathlib import Path
 from typing import List, Optional
 
@@ -158,8 +158,20 @@ def _require(ok: bool, key: str, what: str) -> None:
         raise ConfigError(f"key '{key}' {what}")
 
 
+def _require_finite(node: object, prefix: str) -> None:
+    """Every float in the config, in lists too, must be a finite number."""
+    for name, value in vars(node).items():
+        key = f"{prefix}{name}"
+        if is_dataclass(value):
+            _require_finite(value, f"{key}.")
+        elif isinstance(value, float) or (isinstance(value, list) and value and isinstance(value[0], float)):
+            values = value if isinstance(value, list) else [value]
+            _require(all(math.isfinite(v) for v in values), key, "must be finite")
+
+
 def validate(case: CaseConfig) -> None:
     """Range and consistency checks that types alone cannot express."""
+    _require_finite(case, "")
     f, d, b, r, run = case.flow, case.domain, case.body, case.resolution, case.run
     _require(bool(case.name) and "/" not in case.name, "name", "must be a non-empty name without '/'")
     _require(f.speed_m_s > 0 and math.isfinite(f.speed_m_s), "flow.speed_m_s", "must be a positive speed in m/s")
@@ -173,6 +185,9 @@ def validate(case: CaseConfig) -> None:
     _require(f.inlet_profile in INLET_PROFILES, "flow.inlet_profile", f"must be one of {INLET_PROFILES}")
     _require(f.initial in INITIAL_STATES, "flow.initial", f"must be one of {INITIAL_STATES}")
     _require(len(f.body_accel_m_s2) == 3, "flow.body_accel_m_s2", "must be three numbers (x, y, z)")
+    if f.initial == "taylor_green":
+        _require(d.boundaries.x_min == "periodic" and d.boundaries.y_min == "periodic", "flow.initial",
+                 "taylor_green needs periodic x and y boundaries")
     _require(len(d.size_m) == 3 and all(s > 0 for s in d.size_m), "domain.size_m", "must be three positive lengths in m")
     _require(len(d.origin_m) == 3, "domain.origin_m", "must be three coordinates in m")
     faces = d.boundaries

@@ -27,3 +27,7 @@ class DivergenceError(SlipstreamError):
 
 class CheckpointError(SlipstreamError):
     """A checkpoint is missing, damaged or belongs to another configuration."""
+
+
+class OutputError(SlipstreamError):
+    """The results folder cannot be written."""

@@ -31,7 +31,6 @@ W = np.array([1 / 3] + [1 / 18] * 6 + [1 / 36] * 12)
 #: Opposite link of each link.
 OPP = np.array([0] + [q + 1 if q % 2 else q - 1 for q in range(1, 19)])
 Q = 19
-CS2 = 1.0 / 3.0
 
 
 def _read_flags(header: Path) -> dict[str, int]:

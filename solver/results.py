@@ -5,27 +5,27 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
+from solver import __version__
 from solver.atomic import write_text
 from solver.backends import Backend
 from solver.config import CaseConfig, to_yaml
-from solver.grid import wall_mask
+from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
 from solver.simulation import Simulation
 
-SOLVER_VERSION = "0.1.0"
-
-
 def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
+    """The run's figures for summary.json (forces in N, the rest as named)."""
     u = sim.units
     force_n = result.force_mean * u.force_scale_n
     return {
         "case": case.name,
-        "solver_version": SOLVER_VERSION,
+        "solver_version": __version__,
         "cd": result.cd if np.isfinite(result.cd) else None,
         "cl": result.cl if np.isfinite(result.cl) else None,
         "force_n": [float(v) for v in force_n],
@@ -63,16 +63,14 @@ def forces_csv(sim: Simulation, result: RunResult) -> str:
 
 
 def physical_fields(sim: Simulation, result: RunResult) -> dict[str, np.ndarray]:
-    """Velocity [m/s], gauge pressure p - p_ref [Pa] (p_ref at the outflow density) and the solid
-    flag (0 fluid, 1 wall, 2 body) on the physical box's cells."""
+    """Velocity [m/s], gauge pressure p - p_ref [Pa] (p_ref at the outflow density) and the
+    solid flag (1 in the body) on the physical box's cells; walls lie outside the box."""
     inner = sim.grid.interior()
     fields = result.fields
     u = sim.units
     velocity = fields.velocity[(slice(None), *inner)] * u.velocity_scale
-    pressure = (fields.rho[inner] - 1.0) / 3.0 * u.density_kg_m3 * u.velocity_scale**2
-    flags = sim.flags_host[inner]
-    solid = wall_mask(flags).astype(np.uint8)  # 0 fluid, 1 wall, 2 body
-    solid[(flags & BODY) != 0] = 2
+    pressure = u.pressure_pa(fields.rho[inner])
+    solid = ((sim.flags_host[inner] & BODY) != 0).astype(np.uint8)
     return {"velocity": velocity.astype(np.float32), "pressure": pressure.astype(np.float32),
             "solid": solid}
 
@@ -82,9 +80,24 @@ def field_origin(sim: Simulation) -> list[float]:
     return [float(sim.grid.origin_m[a] + 0.5 * sim.grid.dx_m) for a in range(3)]
 
 
+def check_output_folder(out: Path) -> None:
+    """Refuse, before any work, a results folder that cannot be created or written."""
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out '{out}' is a file: give a folder")
+    parent = out
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write into '{parent}': choose another --out folder")
+
+
 def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
-    write_text(out / "config.yaml", to_yaml(case))
-    write_text(out / "forces.csv", forces_csv(sim, result))
+    """config.yaml, forces.csv and summary.json; returns the summary."""
     info = summary(case, sim, result, backend)
-    write_text(out / "summary.json", json.dumps(info, indent=2) + "\n")
+    try:
+        write_text(out / "config.yaml", to_yaml(case))
+        write_text(out / "forces.csv", forces_csv(sim, result))
+        write_text(out / "summary.json", json.dumps(info, indent=2) + "\n")
+    except OSError as exc:
+        raise OutputError(f"cannot write results to '{out}': {exc.strerror or exc}") from exc
     return info

@@ -46,7 +46,20 @@ class RunState:
     n_samples: int = 0
 
     def force_history(self) -> np.ndarray:
-        return np.concatenate(self.forces) if self.forces else np.zeros((0, 3))
+        """All forces so far, [step, 3]; joins the chunks into one (cheap to call again)."""
+        if len(self.forces) != 1:
+            self.forces = [np.concatenate(self.forces) if self.forces else np.zeros((0, 3))]
+        return self.forces[0]
+
+    def recent_forces(self, n: int) -> np.ndarray:
+        """The forces of the last n steps (fewer early on), without joining the whole history."""
+        parts, count = [], 0
+        for chunk in reversed(self.forces):
+            parts.append(chunk[-(n - count):])
+            count += len(parts[-1])
+            if count >= n:
+                break
+        return np.concatenate(parts[::-1]) if parts else np.zeros((0, 3))
 
 
 @dataclass
@@ -111,7 +124,7 @@ class Runner:
     def resume(self) -> None:
         """Continue from the checkpoint in checkpoint_dir (CheckpointError if unusable)."""
         assert self.checkpoint_dir is not None
-        ckpt = load_checkpoint(self.checkpoint_dir, self.case)
+        ckpt = load_checkpoint(self.checkpoint_dir, self.case, self.sim.n_populations)
         self.sim.load_populations(ckpt.populations, ckpt.state.step)
         self.state = ckpt.state
         log.info("resumed from step %d (%s phase)", self.state.step, self.state.phase)
@@ -130,38 +143,46 @@ class Runner:
     def run(self) -> RunResult:
         r, s, sim = self.case.run, self.state, self.sim
         start_step, t0 = s.step, time.perf_counter()
-        has_body = sim.reference_area_m2 is not None
         while s.phase != "done" and s.step < r.max_steps:
             stop = self._next_stop()
             forces = sim.advance(stop - s.step)
             s.forces.append(forces)
             s.step = stop
-            history = s.force_history()
-            cd = sim.coefficients(history)[:, 0]
-            if s.step % r.check_every == 0 or s.step >= r.max_steps:
-                check_health(sim, s, sim.fields(), forces)
-                if self.progress:
-                    rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
-                    self.progress(s.step, r.max_steps, float(cd[-1]) if cd.size else math.nan, rate)
-            if s.phase == "develop" and has_body and s.step % r.check_every == 0 and _converged(
-                    cd, r.convergence.window_steps, r.convergence.tolerance):
-                s.converged_step = s.step
-                log.info("Cd converged at step %d", s.step)
-                if r.average_steps > 0 and s.step < r.max_steps:
-                    s.phase, s.average_start = "average", s.step
-                else:
-                    s.phase = "done"
-            elif s.phase == "average":
-                assert s.average_start is not None
+            check_due = s.step % r.check_every == 0 or s.step >= r.max_steps
+            checkpoint_due = bool(self.checkpoint_dir and r.checkpoint_every
+                                  and s.step % r.checkpoint_every == 0)
+            if check_due or checkpoint_due:
+                check_health(sim, s, sim.fields(), forces)  # never checkpoint a dead state
+            if s.phase == "average" and s.average_start is not None:
                 if (s.step - s.average_start) % r.sample_every == 0:
                     self._sample()
                 if s.step >= s.average_start + r.average_steps:
                     s.phase = "done"
-            if r.checkpoint_every and s.step % r.checkpoint_every == 0 and self.checkpoint_dir:
+            if check_due:
+                self._check(start_step, t0)
+            if checkpoint_due:
+                assert self.checkpoint_dir is not None
                 save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))
         sim.backend.synchronize()
         wall = time.perf_counter() - t0
         return self._result(wall, s.step - start_step)
+
+    def _check(self, start_step: int, t0: float) -> None:
+        """Report progress; in the develop phase, test Cd for convergence."""
+        r, s, sim = self.case.run, self.state, self.sim
+        window = r.convergence.window_steps
+        cd = sim.coefficients(s.recent_forces(2 * window))[:, 0]
+        if self.progress:
+            rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
+            self.progress(s.step, r.max_steps, float(cd[-1]) if cd.size else math.nan, rate)
+        has_body = sim.reference_area_m2 is not None
+        if s.phase == "develop" and has_body and _converged(cd, window, r.convergence.tolerance):
+            s.converged_step = s.step
+            log.info("Cd converged at step %d", s.step)
+            if r.average_steps > 0 and s.step < r.max_steps:
+                s.phase, s.average_start = "average", s.step
+            else:
+                s.phase = "done"
 
     def _sample(self) -> None:
         fields = self.sim.fields()

@@ -14,6 +14,7 @@ import numpy as np
 from solver import lattice
 from solver.backends import Backend, StepArgs
 from solver.config import AXES, CaseConfig
+from solver.errors import ConfigError
 from solver.geometry import Primitive
 from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
                          relaxation_times, wall_mask)
@@ -31,6 +32,8 @@ class Fields:
 
 
 class Simulation:
+    """A case set up on a backend: units, grid, flags, the two population buffers and the step."""
+
     def __init__(self, case: CaseConfig, backend: Backend) -> None:
         self.case = case
         self.backend = backend
@@ -40,6 +43,10 @@ class Simulation:
         self.units: LatticeUnits = derive_units(case, length)
         self.grid: Grid = make_grid(case, self.units)
         self.flags_host = make_flags(case, self.grid, self.body)
+        if self.body is not None and not np.any(self.flags_host & lattice.BODY):
+            raise ConfigError(f"body.shape '{case.body.shape}' covers no cell centre at dx = "
+                              f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
+                              "body.center_m against the domain")
         lo = np.asarray(case.domain.origin_m, float)
         hi = lo + np.asarray(case.domain.size_m, float)
         if case.body.reference_area_m2 is not None:
@@ -72,7 +79,12 @@ class Simulation:
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
-        self._buffer = backend.zeros((2 * size,), np.float32)
+        try:
+            self._buffer = backend.zeros((2 * size,), np.float32)
+        except MemoryError as exc:  # the CUDA backend raises a subclass of MemoryError too
+            raise ConfigError(f"the grid of {n / 1e6:.1f} M cells needs {8 * size / 1e9:.1f} GB for its "
+                              "populations, more than this device has: lower "
+                              "resolution.cells_per_length") from exc
         self._f = (self._buffer[:size], self._buffer[size:])
         self._current = 0
         self._moments = backend.zeros((4 * n,), np.float32)
@@ -85,6 +97,11 @@ class Simulation:
         device = self.backend.asarray(moments.reshape(-1))
         for f in self._f:
             self.backend.init_equilibrium(f, device, self.grid.n_cells, self.plane_stride)
+
+    @property
+    def n_populations(self) -> int:
+        """Length of one population buffer, 19 * plane_stride."""
+        return lattice.Q * self.plane_stride
 
     def populations(self) -> np.ndarray:
         """The current (post-collision, shifted) populations on the host, [19 * plane_stride]."""

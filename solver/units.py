@@ -11,7 +11,9 @@ Method, ch. 7):
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
+
+import numpy as np
 
 from solver.config import CaseConfig
 from solver.errors import UnstableSettingsError
@@ -47,17 +49,15 @@ class LatticeUnits:
         """m/s per lattice velocity unit."""
         return self.dx_m / self.dt_s
 
-    def pressure_pa(self, rho_lattice_minus_one: float) -> float:
-        """Gauge pressure in Pa for a lattice density deviation (p = c_s^2 rho)."""
-        return rho_lattice_minus_one / 3.0 * self.density_kg_m3 * self.velocity_scale**2
+    def pressure_pa(self, rho_lattice: np.ndarray) -> np.ndarray:
+        """Gauge pressure p - p_ref [Pa] of lattice densities, p = c_s^2 (rho - 1) scaled to
+        physical units (p_ref: the reference density 1, held at the outflow)."""
+        return (rho_lattice - 1.0) / 3.0 * self.density_kg_m3 * self.velocity_scale**2
 
     @property
     def force_scale_n(self) -> float:
         """Newton per lattice force unit."""
         return self.density_kg_m3 * self.dx_m**4 / self.dt_s**2
-
-    def as_dict(self) -> dict:
-        return asdict(self)
 
 
 def derive_units(case: CaseConfig, reference_length_m: float) -> LatticeUnits:
@@ -85,6 +85,7 @@ def derive_units(case: CaseConfig, reference_length_m: float) -> LatticeUnits:
 
 
 def check_stability(units: LatticeUnits, smagorinsky_cs: float) -> None:
+    """Refuse Mach > 0.3, and tau < 0.51 without the subgrid model, naming the knob to turn."""
     if units.mach > MACH_LIMIT:
         raise UnstableSettingsError(
             f"Mach {units.mach:.2f} > {MACH_LIMIT}: lower resolution.u_lattice "

@@ -57,9 +57,9 @@ def test_fields_vti_reads_back_in_metres(tmp_path):
     assert names == {"velocity", "pressure", "solid"}
     velocity = vtk_to_numpy(data.GetArray("velocity")).reshape(10, 16, 48, 3)
     solid = vtk_to_numpy(data.GetArray("solid")).reshape(10, 16, 48)
-    # The box (body = 2) spans x 0.6-1.0 m, y 0.3-0.5 m, z 0.03-0.18 m.
-    assert solid[2, 8, 15] == 2 and solid[2, 8, 11] == 0
-    assert np.all(velocity[solid == 2] == 0)
+    # The box (solid = 1) spans x 0.6-1.0 m, y 0.3-0.5 m, z 0.03-0.18 m.
+    assert solid[2, 8, 15] == 1 and solid[2, 8, 11] == 0
+    assert np.all(velocity[solid == 1] == 0)
     # The first plane after the inlet carries the free stream, 20 m/s along x, on average.
     assert velocity[:, :, 0, 0].mean() == pytest.approx(20.0, rel=0.01)
 
@@ -122,3 +122,22 @@ def test_resume_refuses_another_case(tmp_path, capsys):
     assert run(common) == 0
     assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
     assert "different case" in capsys.readouterr().err
+
+
+def test_damaged_checkpoint_is_one_line(tmp_path, capsys):
+    out = tmp_path / "r"
+    args = [BOX, "resolution.cells_per_length=8", "run.max_steps=100", "run.checkpoint_every=100",
+            "--backend", "cpu", "--out", str(out)]
+    assert run(args) == 0
+    state = out / "checkpoint" / "state.npz"
+    state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
+    assert run([*args, "--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "damaged" in err
+
+
+def test_out_must_be_a_folder(tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    assert run([BOX, "--out", str(target)]) == 2
+    assert "is a file" in capsys.readouterr().err

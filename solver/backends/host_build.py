@@ -23,7 +23,8 @@ log = logging.getLogger(__name__)
 
 HOST_SOURCE = CUDA_DIR / "host" / "lbm_host.cpp"
 #: -fno-math-errno lets sqrtf vectorize; it changes no result. No -ffast-math: the arithmetic
-#: stays IEEE so the CPU and the GPU compute the same numbers.
+#: stays IEEE. g++ and NVRTC both contract a*b+c into FMAs, not always the same ones, so CPU and
+#: GPU agree to float32 round-off, not bit for bit (the agreement test allows 1e-5).
 CXX_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC", "-std=c++17")
 
 
