@@ -9,7 +9,9 @@ extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __re
                                     const unsigned char* __restrict__ flags,
                                     const float* __restrict__ u_inlet,
                                     const int* __restrict__ boundary_index,
-                                    float* __restrict__ cell_force, const int nx, const int ny,
+                                    float* __restrict__ cell_force,
+                                    const float* __restrict__ link_q, const int interpolated,
+                                    const int nx, const int ny,
                                     const int nz, const long long plane_stride,
                                     const float* __restrict__ tau_x, const float cs2_smag,
                                     const float gx, const float gy, const float gz,
@@ -20,7 +22,8 @@ extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __re
     const long long n = x + (long long)nx * (y + (long long)ny * z);
     const LbmStep p = {nx, ny, nz, plane_stride, tau_x, cs2_smag, gx, gy, gz,
                        gx != 0.0f || gy != 0.0f || gz != 0.0f, wall_ux, wall_uy, wall_uz};
-    lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, p, n, x, y, z);
+    lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, link_q, interpolated,
+                    p, n, x, y, z);
 }
 
 extern "C" __global__ void lbm_init(float* __restrict__ f, const float* __restrict__ moments,

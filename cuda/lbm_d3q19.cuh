@@ -192,10 +192,26 @@ __device__ __forceinline__ bool lbm_streams_plainly(const unsigned char flag) {
     return t == FLAG_FLUID || t == FLAG_INLET || t == FLAG_OUTFLOW;
 }
 
+// Bouzidi, Firdaouss & Lallemand (2001, Phys. Fluids 13, 3452) linear interpolated bounce-back
+// for a resting wall at fraction qw in (0, 1] of the link from the fluid cell x towards the wall
+// (along -c). f_out = f*_opp(x), the population leaving x towards the wall; f_far = f*_opp(x + c),
+// the one leaving the next cell away from the wall; f_same = f*_q(x). All post-collision.
+//   qw <  1/2: f_q(x) = 2 qw f_out + (1 - 2 qw) f_far
+//   qw >= 1/2: f_q(x) = f_out / (2 qw) + (2 qw - 1) / (2 qw) f_same
+__device__ __forceinline__ float lbm_bouzidi(const float qw, const float f_out, const float f_far,
+                                             const float f_same) {
+    if (qw < 0.5f) return 2.0f * qw * f_out + (1.0f - 2.0f * qw) * f_far;
+    const float inv = 0.5f / qw;
+    return inv * f_out + (1.0f - inv) * f_same;
+}
+
 // Incoming population of link (q, c) at fluid cell (x, y, z), whose source cell x - c is a wall.
 // Adds the momentum the link hands to the body (gauge pressure: shifted populations) to *force.
+// q_links: the cell's 18 wall fractions (links 1..18) for interpolated bounce-back on the body,
+// or null for halfway bounce-back.
 __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_src,
                                                     const unsigned char* __restrict__ flags,
+                                                    const float* __restrict__ q_links,
                                                     const LbmStep& p, const long long n,
                                                     const int q, const int cx, const int cy,
                                                     const int cz, const float w,
@@ -237,7 +253,17 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
         return f_out;  // a corner with no plain mirror source: bounce back
     }
     if (src_flag & FLAG_BODY) {
-        const float f_in = f_out;
+        float f_in = f_out;
+        if (q_links) {
+            const float qw = q_links[q - 1];
+            const long long far = lbm_wrap(x + cx, p.nx) +
+                                  (long long)p.nx * (lbm_wrap(y + cy, p.ny) + (long long)p.ny * lbm_wrap(z + cz, p.nz));
+            // Next to a thin gap the far cell may not be fluid: keep halfway bounce-back there.
+            if (qw >= 0.5f || (flags[far] & FLAG_TYPE_MASK) == FLAG_FLUID) {
+                f_in = lbm_bouzidi(qw, f_out, qw < 0.5f ? f_src[opp * S + far] : 0.0f,
+                                   f_src[q * S + n]);
+            }
+        }
         const float m = f_out + f_in;  // momentum along -c handed to the body per step
         force[0] -= (float)cx * m;
         force[1] -= (float)cy * m;
@@ -251,6 +277,7 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
 __device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict__ f_src,
                                                          float* __restrict__ f_dst,
                                                          const unsigned char* __restrict__ flags,
+                                                         const float* __restrict__ q_links,
                                                          const LbmStep& p, const long long n,
                                                          const int x, const int y, const int z,
                                                          float* force) {
@@ -263,7 +290,8 @@ __device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict
         const unsigned char sf = flags[s];                                                   \
         f[q] = lbm_streams_plainly(sf)                                                       \
                    ? f_src[q * S + s]                                                        \
-                   : lbm_pull_from_wall(f_src, flags, p, n, q, cx, cy, cz, w, x, y, z, sf, force); \
+                   : lbm_pull_from_wall(f_src, flags, q_links, p, n, q, cx, cy, cz, w, x, y, z, sf, \
+                                        force);                                              \
     }
     D3Q19_LINKS(LBM_PULL_GENERAL)
 #undef LBM_PULL_GENERAL
@@ -301,13 +329,16 @@ __device__ __forceinline__ void lbm_update_open_cell(const float* __restrict__ f
 // One cell of one time step, any type. (x, y, z) are the cell's coordinates, n its index.
 // u_inlet[y + ny z]: inlet x-velocity per inlet cell. boundary_index[n]: the cell's slot k among
 // the fluid cells next to the body, or -1; such a cell writes the force its links hand to the
-// body in this step to cell_force[3k .. 3k+2] (the shells reduce these in a fixed order).
+// body in this step to cell_force[3k .. 3k+2] (the shells reduce these in a fixed order), and
+// with interpolated != 0 reads its wall fractions from link_q[18k .. 18k+17].
 __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                                 float* __restrict__ f_dst,
                                                 const unsigned char* __restrict__ flags,
                                                 const float* __restrict__ u_inlet,
                                                 const int* __restrict__ boundary_index,
-                                                float* __restrict__ cell_force, const LbmStep& p,
+                                                float* __restrict__ cell_force,
+                                                const float* __restrict__ link_q,
+                                                const int interpolated, const LbmStep& p,
                                                 const long long n, const int x, const int y,
                                                 const int z) {
     const unsigned char flag = flags[n];
@@ -320,8 +351,9 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                  lbm_wrap(z + 1, p.nz), p.has_force);
         } else {
             float force[3] = {0.0f, 0.0f, 0.0f};
-            lbm_update_boundary_cell(f_src, f_dst, flags, p, n, x, y, z, force);
             const int k = boundary_index[n];
+            const float* q_links = (interpolated && k >= 0) ? link_q + 18 * (long long)k : nullptr;
+            lbm_update_boundary_cell(f_src, f_dst, flags, q_links, p, n, x, y, z, force);
             if (k >= 0) {
                 cell_force[3 * (long long)k] = force[0];
                 cell_force[3 * (long long)k + 1] = force[1];

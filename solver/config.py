@@ -20,6 +20,7 @@ from solver.errors import ConfigError
 
 FACE_TYPES = ("periodic", "noslip", "freeslip", "moving", "inlet", "outflow")
 SHAPES = ("none", "sphere", "cylinder", "box")
+BOUNCE_BACK = ("interpolated", "halfway")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 AXES = ("x", "y", "z")
@@ -70,6 +71,7 @@ class BodyConfig:
     reference_length_m: Optional[float] = None  # L for Re and the grid [m]; default: diameter or box length
     reference_area_m2: Optional[float] = None   # A for Cd, Cl [m^2]; default: frontal area in the domain
     lift_axis: str = "z"                    # the axis Cl is measured along
+    bounce_back: str = "interpolated"       # interpolated (Bouzidi et al. 2001) | halfway
 
 
 @dataclass
@@ -213,6 +215,7 @@ def validate(case: CaseConfig) -> None:
     _require(b.radius_m > 0, "body.radius_m", "must be positive (m)")
     _require(b.axis in AXES, "body.axis", f"must be one of {AXES}")
     _require(b.lift_axis in ("y", "z"), "body.lift_axis", "must be y or z")
+    _require(b.bounce_back in BOUNCE_BACK, "body.bounce_back", f"must be one of {BOUNCE_BACK}")
     if b.shape == "none":
         _require(b.reference_length_m is not None, "body.reference_length_m",
                  "is needed when body.shape is none: it sets the grid and Re")

@@ -41,6 +41,30 @@ class Primitive:
         h = self.size_m / 2
         return np.broadcast_to((np.abs(p[0]) < h[0]) & (np.abs(p[1]) < h[1]) & (np.abs(p[2]) < h[2]), shape)
 
+    def wall_fraction(self, start_m: np.ndarray, link_m: np.ndarray) -> np.ndarray:
+        """For segments start + t link (arrays [n, 3], metres) that start outside the body and end
+        inside it, the t in (0, 1] where each first meets the surface: the wall distance q of
+        interpolated bounce-back. Exact for the analytic shapes (ray-quadric and ray-slab)."""
+        rel = start_m - self.center_m
+        if self.shape == "box":
+            h = self.size_m / 2
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t0 = (-h - rel) / link_m
+                t1 = (h - rel) / link_m
+            near = np.where(link_m != 0, np.minimum(t0, t1), -np.inf)
+            t = np.max(near, axis=1)
+        else:
+            d, o = link_m.copy(), rel.copy()
+            if self.shape == "cylinder":
+                d[:, self.axis] = 0.0
+                o[:, self.axis] = 0.0
+            a = np.sum(d * d, axis=1)
+            b = 2 * np.sum(o * d, axis=1)
+            c = np.sum(o * o, axis=1) - self.radius_m**2
+            disc = np.sqrt(np.maximum(b * b - 4 * a * c, 0.0))
+            t = (-b - disc) / (2 * a)
+        return np.clip(t, 1e-6, 1.0)
+
     def reference_length(self) -> float:
         """Default reference length [m]: the diameter, or the box's length along x."""
         if self.shape in ("sphere", "cylinder"):

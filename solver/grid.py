@@ -120,6 +120,26 @@ def body_neighbour_index(flags: np.ndarray) -> np.ndarray:
     return index
 
 
+def link_wall_fractions(grid: Grid, flags: np.ndarray, boundary_index: np.ndarray,
+                        body: Primitive) -> np.ndarray:
+    """float32 [n_slots, 18]: for each fluid cell next to the body (slot order of
+    boundary_index) and each link q = 1..18 whose source cell x - c_q is in the body, the fraction
+    of the link from the cell centre to the body's surface; 0 on other links."""
+    slots = np.argwhere(boundary_index >= 0)                # [n, 3] as (z, y, x)
+    fractions = np.zeros((len(slots), 18), dtype=np.float32)
+    centres = np.stack([grid.centers(0)[slots[:, 2]], grid.centers(1)[slots[:, 1]],
+                        grid.centers(2)[slots[:, 0]]], axis=1)
+    shape = np.array(grid.shape_zyx)
+    for q in range(1, 19):
+        c = lattice.C[q]
+        source = (slots - c[::-1]) % shape
+        in_body = (flags[source[:, 0], source[:, 1], source[:, 2]] & BODY) != 0
+        if np.any(in_body):
+            link = np.broadcast_to(-c * grid.dx_m, (int(in_body.sum()), 3)).astype(float)
+            fractions[in_body, q - 1] = body.wall_fraction(centres[in_body], link)
+    return fractions
+
+
 def wall_mask(flags: np.ndarray) -> np.ndarray:
     """Cells that are walls of any kind (no-slip, free-slip, moving): no fluid lives there."""
     types = flags & TYPE_MASK

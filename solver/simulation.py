@@ -16,8 +16,8 @@ from solver.backends import Backend, StepArgs
 from solver.config import AXES, CaseConfig
 from solver.errors import ConfigError
 from solver.geometry import Primitive
-from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
-                         relaxation_times, wall_mask)
+from solver.grid import (Grid, body_neighbour_index, inlet_profile, link_wall_fractions,
+                         make_flags, make_grid, relaxation_times, wall_mask)
 from solver.units import LatticeUnits, derive_units
 
 log = logging.getLogger(__name__)
@@ -65,6 +65,11 @@ class Simulation:
         self.plane_stride = lattice.plane_stride(n)
         boundary_index = body_neighbour_index(self.flags_host)
         n_slots = int(boundary_index.max()) + 1
+        interpolated = self.body is not None and case.body.bounce_back == "interpolated"
+        if interpolated:
+            link_q = link_wall_fractions(self.grid, self.flags_host, boundary_index, self.body)
+        else:
+            link_q = np.zeros((n_slots, 18), np.float32)
         self.args = StepArgs(
             nx=self.grid.nx, ny=self.grid.ny, nz=self.grid.nz, plane_stride=self.plane_stride,
             flags=backend.asarray(self.flags_host),
@@ -72,6 +77,8 @@ class Simulation:
             u_inlet=backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
             boundary_index=backend.asarray(boundary_index),
             cell_force=backend.zeros((n_slots, 3), np.float32),
+            link_q=backend.asarray(link_q),
+            interpolated=interpolated,
             cs2_smag=float(case.resolution.smagorinsky_cs) ** 2,
             body_accel=self.body_accel_lattice,
             wall_velocity=moving,

@@ -58,3 +58,23 @@ def test_config_rejects_non_finite_and_inconsistent_values(override, key):
     sections = {"name": "bad", "flow": {"reynolds": 10.0}, **override}
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         make_case(**sections)
+
+
+@pytest.mark.parametrize("body", [
+    {"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.23},
+    {"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.23, "axis": "y"},
+    {"shape": "box", "center_m": [0.5, 0.5, 0.5], "size_m": [0.3, 0.4, 0.5]},
+])
+def test_wall_fraction_lands_on_the_surface(body):
+    """Segments from outside to inside: start + q link lies on the surface."""
+    primitive = _primitive(**body)
+    rng = np.random.default_rng(1)
+    start = rng.uniform(0, 1, (4000, 3))
+    link = rng.normal(size=(4000, 3)) * 0.05
+    outside = ~primitive.inside(*start.T) & primitive.inside(*(start + link).T)
+    q = primitive.wall_fraction(start[outside], link[outside])
+    hit = start[outside] + q[:, None] * link[outside]
+    assert outside.sum() > 50 and np.all((q > 0) & (q <= 1))
+    inside_before = primitive.inside(*(hit - 1e-9 * link[outside]).T)
+    inside_after = primitive.inside(*(hit + 1e-9 * link[outside]).T)
+    assert not inside_before.any() and inside_after.all()

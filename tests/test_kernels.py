@@ -56,7 +56,8 @@ def test_cpu_step_matches_numpy_oracle(cpu, cs_smag):
     tau = 0.62
     args = StepArgs(nx, ny, nz, stride, flags, np.full(nx, tau, np.float32),
                     np.zeros((nz, ny), np.float32), np.full(flags.shape, -1, np.int32),
-                    np.zeros((0, 3), np.float32), cs_smag**2, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+                    np.zeros((0, 3), np.float32), np.zeros((0, 18), np.float32), False,
+                    cs_smag**2, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
     cpu.step(src, dst, args, np.zeros(3))
     got = dst.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx) + lattice.W[:, None, None, None]
     ref = step_periodic(f, tau, cs_smag)

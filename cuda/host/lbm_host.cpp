@@ -28,7 +28,8 @@ extern "C" {
 
 // One time step on the whole grid.
 void lbm_step(const float* f_src, float* f_dst, const unsigned char* flags, const float* u_inlet,
-              const int* boundary_index, float* cell_force, const int nx, const int ny,
+              const int* boundary_index, float* cell_force, const float* link_q,
+              const int interpolated, const int nx, const int ny,
               const int nz, const long long plane_stride, const float* tau_x,
               const float cs2_smag, const float gx, const float gy, const float gz,
               const float wall_ux, const float wall_uy, const float wall_uz) {
@@ -52,8 +53,8 @@ void lbm_step(const float* f_src, float* f_dst, const unsigned char* flags, cons
                     bulk_run<false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
                 x = end;
             } else {
-                lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, p,
-                                row + x, x, y, z);
+                lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, link_q,
+                                interpolated, p, row + x, x, y, z);
                 ++x;
             }
         }

@@ -27,6 +27,8 @@ class StepArgs:
     u_inlet: Any         # float32[nz, ny]: inlet x-velocity
     boundary_index: Any  # int32[nz, ny, nx]: slot among the body's neighbour cells, or -1
     cell_force: Any      # float32[n_slots, 3]: each slot's force of the last step
+    link_q: Any          # float32[n_slots, 18]: wall fraction of each link into the body
+    interpolated: bool   # Bouzidi interpolated bounce-back on the body (else halfway)
     cs2_smag: float      # Smagorinsky constant squared
     body_accel: tuple[float, float, float]
     wall_velocity: tuple[float, float, float]

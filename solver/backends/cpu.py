@@ -27,7 +27,8 @@ class CpuBackend(Backend):
 
     def __init__(self) -> None:
         lib = ctypes.CDLL(str(build_host_library()))
-        lib.lbm_step.argtypes = [_P, _P, _P, _P, _P, _P, _I, _I, _I, _LL, _P, _F, _F, _F, _F, _F, _F, _F]
+        lib.lbm_step.argtypes = [_P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _LL, _P,
+                                 _F, _F, _F, _F, _F, _F, _F]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL]
         for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields):
@@ -49,7 +50,8 @@ class CpuBackend(Backend):
     def step(self, f_src: np.ndarray, f_dst: np.ndarray, args: StepArgs, force: np.ndarray) -> None:
         self._lib.lbm_step(
             _ptr(f_src), _ptr(f_dst), _ptr(args.flags), _ptr(args.u_inlet),
-            _ptr(args.boundary_index), _ptr(args.cell_force), args.nx, args.ny, args.nz,
+            _ptr(args.boundary_index), _ptr(args.cell_force), _ptr(args.link_q),
+            int(args.interpolated), args.nx, args.ny, args.nz,
             args.plane_stride, _ptr(args.tau_x), args.cs2_smag, *args.body_accel, *args.wall_velocity,
         )
         force[:] = args.cell_force.sum(axis=0, dtype=np.float64)
