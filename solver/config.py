@@ -19,7 +19,7 @@ from omegaconf.errors import OmegaConfBaseException
 from solver.errors import ConfigError
 
 FACE_TYPES = ("periodic", "noslip", "freeslip", "moving", "inlet", "outflow")
-SHAPES = ("none", "sphere", "cylinder", "box")
+SHAPES = ("none", "sphere", "cylinder", "box", "mesh")
 BOUNCE_BACK = ("interpolated", "halfway")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
@@ -63,7 +63,7 @@ class DomainConfig:
 
 @dataclass
 class BodyConfig:
-    shape: str = "none"                     # none | sphere | cylinder | box
+    shape: str = "none"                     # none | sphere | cylinder | box | mesh
     center_m: List[float] = field(default_factory=lambda: [0.5, 0.5, 0.5])  # [m]
     radius_m: float = 0.1                   # sphere and cylinder radius [m]
     size_m: List[float] = field(default_factory=lambda: [0.2, 0.2, 0.2])    # box lengths [m]

@@ -20,7 +20,6 @@ import numpy as np
 
 from solver import lattice
 from solver.config import CaseConfig
-from solver.geometry import Primitive
 from solver.lattice import BODY, BULK, FLUID, FREESLIP, INLET, MOVING, OUTFLOW, SOLID, TYPE_MASK
 from solver.units import LatticeUnits
 
@@ -76,8 +75,9 @@ def make_grid(case: CaseConfig, units: LatticeUnits) -> Grid:
                 tuple(lo), tuple(hi))  # type: ignore[arg-type]
 
 
-def make_flags(case: CaseConfig, grid: Grid, body: Primitive | None) -> np.ndarray:
-    """Cell flags [z, y, x]: boundary layers by face, the body's cells, and the bulk marks."""
+def make_flags(case: CaseConfig, grid: Grid, body_cells: np.ndarray | None) -> np.ndarray:
+    """Cell flags [z, y, x]: boundary layers by face, the body's cells (body_cells, bool
+    [z, y, x]; only those inside the physical box count), and the bulk marks."""
     flags = np.full(grid.shape_zyx, FLUID, dtype=np.uint8)
     faces = case.domain.boundaries
     for a, axis in enumerate("xyz"):
@@ -86,11 +86,9 @@ def make_flags(case: CaseConfig, grid: Grid, body: Primitive | None) -> np.ndarr
             kind = getattr(faces, f"{axis}_{side}")
             if kind != "periodic":
                 view[index] = FACE_FLAG[kind]
-    if body is not None:
+    if body_cells is not None:
         inner = grid.interior()
-        zc, yc, xc = (grid.centers(2)[inner[0]], grid.centers(1)[inner[1]], grid.centers(0)[inner[2]])
-        mask = body.inside(xc[None, None, :], yc[None, :, None], zc[:, None, None])
-        flags[inner][mask] = SOLID | BODY  # basic slices: flags[inner] is a view
+        flags[inner][body_cells[inner]] = SOLID | BODY  # basic slices: flags[inner] is a view
     mark_bulk(flags)
     return flags
 
@@ -118,26 +116,6 @@ def body_neighbour_index(flags: np.ndarray) -> np.ndarray:
     index = np.full(flags.shape, -1, dtype=np.int32)
     index[near] = np.arange(int(near.sum()), dtype=np.int32)
     return index
-
-
-def link_wall_fractions(grid: Grid, flags: np.ndarray, boundary_index: np.ndarray,
-                        body: Primitive) -> np.ndarray:
-    """float32 [n_slots, 18]: for each fluid cell next to the body (slot order of
-    boundary_index) and each link q = 1..18 whose source cell x - c_q is in the body, the fraction
-    of the link from the cell centre to the body's surface; 0 on other links."""
-    slots = np.argwhere(boundary_index >= 0)                # [n, 3] as (z, y, x)
-    fractions = np.zeros((len(slots), 18), dtype=np.float32)
-    centres = np.stack([grid.centers(0)[slots[:, 2]], grid.centers(1)[slots[:, 1]],
-                        grid.centers(2)[slots[:, 0]]], axis=1)
-    shape = np.array(grid.shape_zyx)
-    for q in range(1, 19):
-        c = lattice.C[q]
-        source = (slots - c[::-1]) % shape
-        in_body = (flags[source[:, 0], source[:, 1], source[:, 2]] & BODY) != 0
-        if np.any(in_body):
-            link = np.broadcast_to(-c * grid.dx_m, (int(in_body.sum()), 3)).astype(float)
-            fractions[in_body, q - 1] = body.wall_fraction(centres[in_body], link)
-    return fractions
 
 
 def wall_mask(flags: np.ndarray) -> np.ndarray:

@@ -15,9 +15,9 @@ from solver import lattice
 from solver.backends import Backend, StepArgs
 from solver.config import AXES, CaseConfig
 from solver.errors import ConfigError
-from solver.geometry import Primitive
-from solver.grid import (Grid, body_neighbour_index, inlet_profile, link_wall_fractions,
-                         make_flags, make_grid, relaxation_times, wall_mask)
+from solver.bodies import MeshArrays, make_body
+from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
+                         relaxation_times, wall_mask)
 from solver.units import LatticeUnits, derive_units
 
 log = logging.getLogger(__name__)
@@ -34,15 +34,16 @@ class Fields:
 class Simulation:
     """A case set up on a backend: units, grid, flags, the two population buffers and the step."""
 
-    def __init__(self, case: CaseConfig, backend: Backend) -> None:
+    def __init__(self, case: CaseConfig, backend: Backend, mesh: MeshArrays | None = None) -> None:
+        """mesh: the closed triangle mesh of a body.shape 'mesh' case (vertices in metres)."""
         self.case = case
         self.backend = backend
-        self.body = Primitive.from_config(case.body) if case.body.shape != "none" else None
-        length = case.body.reference_length_m or (self.body.reference_length() if self.body else None)
+        self.body = make_body(case, backend, mesh)
+        length = case.body.reference_length_m or (self.body.reference_length_m() if self.body else None)
         assert length is not None, "config validation guarantees a reference length"
         self.units: LatticeUnits = derive_units(case, length)
         self.grid: Grid = make_grid(case, self.units)
-        self.flags_host = make_flags(case, self.grid, self.body)
+        self.flags_host = make_flags(case, self.grid, self.body.cells(self.grid) if self.body else None)
         if self.body is not None and not np.any(self.flags_host & lattice.BODY):
             raise ConfigError(f"body.shape '{case.body.shape}' covers no cell centre at dx = "
                               f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
@@ -52,7 +53,7 @@ class Simulation:
         if case.body.reference_area_m2 is not None:
             self.reference_area_m2: float | None = case.body.reference_area_m2
         elif self.body is not None:
-            self.reference_area_m2 = self.body.frontal_area(lo, hi)
+            self.reference_area_m2 = self.body.frontal_area_m2(lo, hi, self.units.dx_m)
         else:
             self.reference_area_m2 = None
         self.lift_axis = AXES.index(case.body.lift_axis)
@@ -67,7 +68,7 @@ class Simulation:
         n_slots = int(boundary_index.max()) + 1
         interpolated = self.body is not None and case.body.bounce_back == "interpolated"
         if interpolated:
-            link_q = link_wall_fractions(self.grid, self.flags_host, boundary_index, self.body)
+            link_q = self.body.wall_fractions(self.grid, self.flags_host, boundary_index)
         else:
             link_q = np.zeros((n_slots, 18), np.float32)
         self.args = StepArgs(

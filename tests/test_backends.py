@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
@@ -25,7 +26,10 @@ def test_cu_compiles_to_ptx_for_sm90(source, tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     text = ptx.read_text()
-    assert ".entry lbm_step" in text and ".target sm_90" in text
+    kernels = re.findall(r'extern "C" __global__ void (\w+)', source.read_text())
+    assert kernels and ".target sm_90" in text
+    for name in kernels:
+        assert f".entry {name}" in text
 
 
 @pytest.mark.gpu

@@ -3,11 +3,7 @@
 //
 // Rows (fixed y, z) are split into runs of bulk cells, which stream with constant offsets and
 // vectorize across x (omp simd), and single cells, which take the general path.
-#include <math.h>
-
-#define __device__
-#define __forceinline__ inline __attribute__((always_inline))
-#define __constant__ static const
+#include "cuda_compat.h"
 #include "../lbm_d3q19.cuh"
 
 namespace {

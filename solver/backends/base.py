@@ -67,6 +67,17 @@ class Backend(ABC):
         (lattice units, the sum of args.cell_force in a fixed order) to force, 3 values of
         force_dtype on the device."""
 
+    @property
+    @abstractmethod
+    def xp(self) -> Any:
+        """The array module of the device: numpy or cupy."""
+
+    @abstractmethod
+    def voxelize(self, kernel: str, n_items: int, *args: Any) -> None:
+        """Run one pass of the voxelizer (cuda/voxelize.cu) over n_items triangles or rows:
+        kernel is vox_count, vox_record, vox_fill or vox_links; args exactly as in its
+        signature, scalars as numpy scalars of the kernel's types (int32, int64, float64)."""
+
     @abstractmethod
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
         """Density and velocity j / rho of the stored populations into moments (4 planes)."""

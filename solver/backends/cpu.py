@@ -15,6 +15,14 @@ _P = ctypes.c_void_p
 _I = ctypes.c_int
 _LL = ctypes.c_longlong
 _F = ctypes.c_float
+_D = ctypes.c_double
+_GRID = [_I, _I, _I, _D, _D, _D, _D]  # nx, ny, nz, x0, y0, z0, dx
+_VOXELIZE_ARGS = {
+    "vox_count": [_P, _P, _LL, *_GRID, _P],
+    "vox_record": [_P, _P, _LL, *_GRID, _P, _P, _P],
+    "vox_fill": [*_GRID, _P, _P, _P],
+    "vox_links": [_P, _P, _LL, *_GRID, _P, _P, _P],
+}
 
 
 def _ptr(a: np.ndarray) -> int:
@@ -31,7 +39,9 @@ class CpuBackend(Backend):
                                  _F, _F, _F, _F, _F, _F, _F]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL]
-        for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields):
+        for name, argtypes in _VOXELIZE_ARGS.items():
+            getattr(lib, name).argtypes = argtypes
+        for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields, *(getattr(lib, n) for n in _VOXELIZE_ARGS)):
             fn.restype = None
         self._lib = lib
 
@@ -55,6 +65,13 @@ class CpuBackend(Backend):
             args.plane_stride, _ptr(args.tau_x), args.cs2_smag, *args.body_accel, *args.wall_velocity,
         )
         force[:] = args.cell_force.sum(axis=0, dtype=np.float64)
+
+    @property
+    def xp(self):
+        return np
+
+    def voxelize(self, kernel: str, n_items: int, *args) -> None:
+        getattr(self._lib, kernel)(*(_ptr(a) if isinstance(a, np.ndarray) else a for a in args))
 
     def fields(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
         self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride)

@@ -1,19 +1,40 @@
 """CUDA backend: the kernels' GPU shell (cuda/lbm.cu), compiled by CuPy through NVRTC.
 
 CuPy caches the compiled module under a hash of the source text and options only, not of the
-files an #include pulls in, so the header is pasted into the source here: any change to the
+files an #include pulls in, so the headers are pasted into the source here: any change to the
 physics changes the text and recompiles. Works with cupy-cuda12x and cupy-cuda13x.
 """
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from solver.backends.base import Backend, StepArgs
 from solver.errors import BackendUnavailableError
-from solver.lattice import CUDA_DIR, HEADER
+from solver.lattice import CUDA_DIR
+
+def inline_includes(path: Path) -> str:
+    """The source of path with each local #include "x" replaced by x's text, recursively and
+    once per file, so CuPy's cache key (the source text) covers every header."""
+    seen: set[str] = set()
+
+    def expand(p: Path) -> str:
+        out = []
+        for line in p.read_text().splitlines():
+            m = re.match(r'\s*#include\s+"([^"]+)"', line)
+            if m:
+                if m[1] not in seen:
+                    seen.add(m[1])
+                    out.append(expand(p.parent / m[1]))
+            elif line.strip() != "#pragma once":
+                out.append(line)
+        return "\n".join(out)
+
+    return expand(path)
 
 THREADS_PER_BLOCK = 256   # 1D kernels (init, fields)
 STEP_THREADS_X = 128      # lbm_step: threads along x per block; y and z come from the grid
@@ -42,9 +63,9 @@ class CudaBackend(Backend):
         import cupy
 
         self._cp = cupy
-        shell = (CUDA_DIR / "lbm.cu").read_text()
-        source = shell.replace(f'#include "{HEADER.name}"', HEADER.read_text())
-        self._module = cupy.RawModule(code=source, options=("--std=c++14",))
+        self._module = cupy.RawModule(code=inline_includes(CUDA_DIR / "lbm.cu"), options=("--std=c++14",))
+        self._voxelizer = cupy.RawModule(code=inline_includes(CUDA_DIR / "voxelize.cu"),
+                                         options=("--std=c++14",))
         self._step = self._module.get_function("lbm_step")
         self._init = self._module.get_function("lbm_init")
         self._fields = self._module.get_function("lbm_fields")
@@ -76,6 +97,13 @@ class CudaBackend(Backend):
              args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
         )
         self._cp.sum(args.cell_force, axis=0, out=force)  # a tree reduction without atomics
+
+    @property
+    def xp(self) -> Any:
+        return self._cp
+
+    def voxelize(self, kernel: str, n_items: int, *args: Any) -> None:
+        self._voxelizer.get_function(kernel)(self._blocks(n_items), (THREADS_PER_BLOCK,), args)
 
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
         self._fields(self._blocks(n_cells), (THREADS_PER_BLOCK,),

@@ -21,7 +21,7 @@ from solver.lattice import CUDA_DIR
 
 log = logging.getLogger(__name__)
 
-HOST_SOURCE = CUDA_DIR / "host" / "lbm_host.cpp"
+HOST_SOURCES = sorted((CUDA_DIR / "host").glob("*.cpp"))
 #: -fno-math-errno lets sqrtf vectorize; it changes no result. No -ffast-math: the arithmetic
 #: stays IEEE. g++ and NVRTC both contract a*b+c into FMAs, not always the same ones, so CPU and
 #: GPU agree to float32 round-off, not bit for bit (the agreement test allows 1e-5).
@@ -58,7 +58,8 @@ def _cpu_model() -> str:
 
 
 def _sources() -> list[Path]:
-    return sorted(CUDA_DIR.glob("*.cuh")) + sorted((CUDA_DIR / "host").glob("*.cpp"))
+    """Every file the library depends on: the device headers and the host shells."""
+    return sorted(CUDA_DIR.glob("*.cuh")) + sorted((CUDA_DIR / "host").glob("*.h")) + HOST_SOURCES
 
 
 def build_host_library() -> Path:
@@ -75,7 +76,7 @@ def build_host_library() -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".so.tmp", delete=False) as tmp:
         tmp_path = Path(tmp.name)
-    cmd = [cxx, *CXX_FLAGS, "-o", str(tmp_path), str(HOST_SOURCE)]
+    cmd = [cxx, *CXX_FLAGS, "-o", str(tmp_path), *map(str, HOST_SOURCES)]
     log.info("compiling the CPU kernels: %s", " ".join(cmd))
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:

@@ -1,0 +1,5 @@
+"""Errors in a body's geometry that the user can fix: each message names the defect and the fix."""
+
+
+class MeshError(ValueError):
+    """A mesh that cannot be read, or that is not a closed, oriented, non-degenerate surface."""

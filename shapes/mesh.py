@@ -1,0 +1,168 @@
+"""Closed triangle meshes: reading and writing through meshio, units and axes, and the checks a
+mesh must pass before it is voxelized.
+
+Frame: x is the flow direction (from the car's nose to its tail), y spans the width, z points
+up; lengths in metres. Files from other tools often use millimetres, or y up, or the nose
+towards +x: `read_mesh` takes the file's unit and axes and returns the mesh in this frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from shapes.errors import MeshError
+
+#: File suffixes meshio reads as surfaces, and those this module writes.
+READ_SUFFIXES = (".stl", ".obj", ".ply", ".vtp", ".vtu", ".off")
+WRITE_SUFFIXES = (".stl", ".obj", ".vtp")
+#: metres per unit
+UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254, "ft": 0.3048}
+AXES = {"+x": (0, 1.0), "-x": (0, -1.0), "+y": (1, 1.0), "-y": (1, -1.0), "+z": (2, 1.0), "-z": (2, -1.0)}
+
+
+@dataclass(frozen=True)
+class TriangleMesh:
+    """A triangle surface: vertices [n, 3] in metres, faces [m, 3] of vertex indices,
+    counter-clockwise seen from outside (normals point out of the body)."""
+
+    vertices_m: np.ndarray
+    faces: np.ndarray
+
+    def face_normals(self) -> np.ndarray:
+        """Unit outward normals [m, 3]."""
+        n = self._cross()
+        return n / np.linalg.norm(n, axis=1, keepdims=True)
+
+    def face_areas_m2(self) -> np.ndarray:
+        return 0.5 * np.linalg.norm(self._cross(), axis=1)
+
+    def volume_m3(self) -> float:
+        """Signed enclosed volume (divergence theorem): positive for outward-facing triangles."""
+        a, b, c = (self.vertices_m[self.faces[:, i]] for i in range(3))
+        return float(np.sum(np.einsum("ij,ij->i", a, np.cross(b, c))) / 6.0)
+
+    def vertex_normals(self) -> np.ndarray:
+        """Area-weighted unit normals at the vertices [n, 3]."""
+        normals = np.zeros_like(self.vertices_m)
+        cross = self._cross()
+        for i in range(3):
+            np.add.at(normals, self.faces[:, i], cross)
+        return normals / np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-300)
+
+    def bounds_m(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.vertices_m.min(axis=0), self.vertices_m.max(axis=0)
+
+    def transformed(self, scale: float = 1.0, offset_m: np.ndarray | None = None) -> "TriangleMesh":
+        v = self.vertices_m * scale + (np.zeros(3) if offset_m is None else offset_m)
+        return TriangleMesh(v, self.faces)
+
+    def _cross(self) -> np.ndarray:
+        a, b, c = (self.vertices_m[self.faces[:, i]] for i in range(3))
+        return np.cross(b - a, c - a)
+
+
+def check_mesh(mesh: TriangleMesh, name: str = "mesh") -> None:
+    """Raise MeshError unless the mesh is closed, consistently oriented, outward and has no
+    degenerate faces; the message names the defect and how many edges or faces have it."""
+    faces = mesh.faces
+    if faces.ndim != 2 or faces.shape[1] != 3 or len(faces) < 4:
+        raise MeshError(f"{name}: needs at least 4 triangles, has {len(faces)}")
+    scale = float(np.max(np.ptp(mesh.vertices_m, axis=0)))
+    degenerate = int(np.sum(mesh.face_areas_m2() <= 1e-12 * scale**2))
+    if degenerate:
+        raise MeshError(f"{name}: {degenerate} degenerate (zero-area) faces: clean the mesh "
+                        "(merge close vertices, drop slivers) and export it again")
+    directed = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
+    undirected = np.sort(directed, axis=1)
+    _, edge_id, edge_count = np.unique(undirected, axis=0, return_inverse=True, return_counts=True)
+    open_edges = int(np.sum(edge_count == 1))
+    if open_edges:
+        raise MeshError(f"{name}: not closed, {open_edges} boundary edges (holes): close the "
+                        "holes so the surface encloses a volume")
+    non_manifold = int(np.sum(edge_count > 2))
+    if non_manifold:
+        raise MeshError(f"{name}: {non_manifold} edges shared by more than two faces: the surface "
+                        "must be a manifold")
+    forward = directed[:, 0] < directed[:, 1]
+    per_edge = np.bincount(edge_id.ravel(), weights=forward, minlength=len(edge_count))
+    flipped = int(np.sum(per_edge != 1))
+    if flipped:
+        raise MeshError(f"{name}: inconsistently oriented, {flipped} edges run the same way in both "
+                        "of their faces: make the face orientation consistent")
+    if mesh.volume_m3() <= 0:
+        raise MeshError(f"{name}: faces point inwards (negative enclosed volume): flip the "
+                        "faces' orientation")
+
+
+def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str = "+z") -> TriangleMesh:
+    """Read a surface (STL ASCII or binary, OBJ, PLY, OFF, VTP/VTU) with meshio and bring it to
+    the solver's frame: lengths in `unit` become metres; the file's `downstream` axis (pointing
+    from the nose to the tail) becomes +x and its `up` axis +z. Polygons are fanned into
+    triangles."""
+    import meshio
+
+    path = Path(path)
+    if not path.is_file():
+        raise MeshError(f"mesh file '{path}' does not exist: check geometry.path")
+    if path.suffix.lower() not in READ_SUFFIXES:
+        raise MeshError(f"mesh file '{path}': unknown format '{path.suffix}', use one of {READ_SUFFIXES}")
+    if unit not in UNITS:
+        raise MeshError(f"unit '{unit}' is unknown: use one of {tuple(UNITS)}")
+    try:
+        data = meshio.read(path)
+    except Exception as exc:  # meshio raises many types for unreadable files
+        raise MeshError(f"mesh file '{path}' cannot be read ({type(exc).__name__}: {exc})") from exc
+    triangles = []
+    for block in data.cells:
+        if block.type == "triangle":
+            triangles.append(block.data)
+        elif block.type in ("quad", "polygon") or block.type.startswith("polygon"):
+            cells = np.asarray(block.data)
+            for k in range(1, cells.shape[1] - 1):
+                triangles.append(cells[:, [0, k, k + 1]])
+    if not triangles:
+        raise MeshError(f"mesh file '{path}' holds no surface triangles")
+    faces = np.concatenate(triangles).astype(np.int64)
+    vertices = np.asarray(data.points, dtype=np.float64)[:, :3] * UNITS[unit]
+    vertices, faces = _merge_duplicate_vertices(vertices, faces)
+    return TriangleMesh(_to_solver_frame(vertices, downstream, up), faces)
+
+
+def write_mesh(mesh: TriangleMesh, path: str | Path) -> Path:
+    """Write STL (binary), OBJ or VTP, chosen by the suffix, through meshio."""
+    import meshio
+
+    from solver.atomic import atomic_path
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in WRITE_SUFFIXES:
+        raise MeshError(f"cannot write '{path}': use one of {WRITE_SUFFIXES}")
+    out = meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)])
+    fmt = {".stl": "stl", ".obj": "obj", ".vtp": "vtp"}[suffix]
+    with atomic_path(path) as tmp:
+        kwargs = {"binary": True} if fmt == "stl" else {}
+        meshio.write(tmp, out, file_format=fmt, **kwargs)
+    return path
+
+
+def _merge_duplicate_vertices(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """STL stores each triangle's corners separately: merge exact duplicates so edges are shared."""
+    unique, inverse = np.unique(vertices, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)[faces]
+
+
+def _to_solver_frame(vertices: np.ndarray, downstream: str, up: str) -> np.ndarray:
+    if downstream not in AXES or up not in AXES:
+        raise MeshError(f"axes must be one of {tuple(AXES)}: got downstream '{downstream}', up '{up}'")
+    (fa, fs), (ua, us) = AXES[downstream], AXES[up]
+    if fa == ua:
+        raise MeshError(f"downstream '{downstream}' and up '{up}' must be different axes")
+    x = fs * vertices[:, fa]
+    z = us * vertices[:, ua]
+    y_unit = np.cross(np.eye(3)[ua] * us, np.eye(3)[fa] * fs)  # y = z x x in the file's frame
+    y = vertices @ y_unit
+    return np.stack([x, y, z], axis=1)
