@@ -15,14 +15,19 @@ import logging
 import sys
 from pathlib import Path
 
+from shapes.errors import MeshError
+from shapes.geometry_config import GeometryConfig, build_geometry
 from solver.backends import BACKENDS, select_backend
-from solver.config import load_case
-from solver.errors import OutputError, SlipstreamError
+from solver.config import extended_schema, load_case
+from solver.errors import ConfigError, OutputError, SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation
 
 log = logging.getLogger("run_case")
+
+#: The solver's case schema plus the geometry section, which shapes/ turns into a mesh.
+CASE_SCHEMA = extended_schema({"geometry": GeometryConfig})
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -66,11 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = parse_args(argv)
     try:
-        case = load_case(args.case, args.overrides)
+        case = load_case(args.case, args.overrides, schema=CASE_SCHEMA)
         out = Path(args.out) if args.out else Path("results") / case.name
         check_output_folder(out)
+        mesh = build_geometry(case.geometry)
+        if (mesh is None) != (case.body.shape != "mesh"):
+            raise ConfigError("body.shape 'mesh' and a geometry.source other than 'none' go together: "
+                              "set both, or neither")
         backend = select_backend(args.backend)
-        sim = Simulation(case, backend)
+        sim = Simulation(case, backend, mesh)
         u = sim.units
         log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.4f, "
                  "dx %.4g m, dt %.4g s", case.name, backend.describe(), sim.grid.nx, sim.grid.ny,
@@ -91,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 write_vti(out / "fields.vti", sim.grid.dx_m, field_origin(sim), physical_fields(sim, result))
             except OSError as exc:
                 raise OutputError(f"cannot write '{out / 'fields.vti'}': {exc}") from exc
-    except SlipstreamError as exc:
+    except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     log.info("Cd %s  Cl %s  steps %d  converged %s  %.1f MLUPs  -> %s", info["cd"], info["cl"],

@@ -98,12 +98,10 @@ def check_mesh(mesh: TriangleMesh, name: str = "mesh") -> None:
 
 
 def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str = "+z") -> TriangleMesh:
-    """Read a surface (STL ASCII or binary, OBJ, PLY, OFF, VTP/VTU) with meshio and bring it to
-    the solver's frame: lengths in `unit` become metres; the file's `downstream` axis (pointing
-    from the nose to the tail) becomes +x and its `up` axis +z. Polygons are fanned into
-    triangles."""
-    import meshio
-
+    """Read a surface (STL ASCII or binary, OBJ, PLY, OFF, VTU with meshio; VTP with VTK, which
+    meshio does not read) and bring it to the solver's frame: lengths in `unit` become metres;
+    the file's `downstream` axis (pointing from the nose to the tail) becomes +x and its `up`
+    axis +z. Polygons are fanned into triangles."""
     path = Path(path)
     if not path.is_file():
         raise MeshError(f"mesh file '{path}' does not exist: check geometry.path")
@@ -112,41 +110,92 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
     if unit not in UNITS:
         raise MeshError(f"unit '{unit}' is unknown: use one of {tuple(UNITS)}")
     try:
-        data = meshio.read(path)
-    except Exception as exc:  # meshio raises many types for unreadable files
+        points, polygons = _read_vtp(path) if path.suffix.lower() == ".vtp" else _read_meshio(path)
+    except MeshError:
+        raise
+    except Exception as exc:  # the readers raise many types for unreadable files
         raise MeshError(f"mesh file '{path}' cannot be read ({type(exc).__name__}: {exc})") from exc
-    triangles = []
-    for block in data.cells:
-        if block.type == "triangle":
-            triangles.append(block.data)
-        elif block.type in ("quad", "polygon") or block.type.startswith("polygon"):
-            cells = np.asarray(block.data)
-            for k in range(1, cells.shape[1] - 1):
-                triangles.append(cells[:, [0, k, k + 1]])
+    triangles = [cells[:, [0, k, k + 1]] for cells in polygons for k in range(1, cells.shape[1] - 1)]
     if not triangles:
         raise MeshError(f"mesh file '{path}' holds no surface triangles")
     faces = np.concatenate(triangles).astype(np.int64)
-    vertices = np.asarray(data.points, dtype=np.float64)[:, :3] * UNITS[unit]
+    vertices = np.asarray(points, dtype=np.float64)[:, :3] * UNITS[unit]
     vertices, faces = _merge_duplicate_vertices(vertices, faces)
     return TriangleMesh(_to_solver_frame(vertices, downstream, up), faces)
 
 
 def write_mesh(mesh: TriangleMesh, path: str | Path) -> Path:
-    """Write STL (binary), OBJ or VTP, chosen by the suffix, through meshio."""
-    import meshio
-
+    """Write binary STL or OBJ (through meshio) or VTP (through VTK), chosen by the suffix,
+    under a temporary name that is renamed when complete."""
     from solver.atomic import atomic_path
 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in WRITE_SUFFIXES:
         raise MeshError(f"cannot write '{path}': use one of {WRITE_SUFFIXES}")
-    out = meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)])
-    fmt = {".stl": "stl", ".obj": "obj", ".vtp": "vtp"}[suffix]
     with atomic_path(path) as tmp:
-        kwargs = {"binary": True} if fmt == "stl" else {}
-        meshio.write(tmp, out, file_format=fmt, **kwargs)
+        if suffix == ".vtp":
+            import vtk
+
+            writer = vtk.vtkXMLPolyDataWriter()
+            writer.SetInputData(polydata(mesh))
+            writer.SetFileName(str(tmp))
+            if writer.Write() != 1:
+                raise MeshError(f"VTK could not write '{path}'")
+        else:
+            import meshio
+
+            fmt = suffix[1:]
+            kwargs = {"binary": True} if fmt == "stl" else {}
+            meshio.write(tmp, meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)]), file_format=fmt, **kwargs)
     return path
+
+
+def polydata(mesh: TriangleMesh, point_arrays: dict[str, np.ndarray] | None = None):
+    """The mesh as a vtkPolyData, with optional point arrays ([n] scalars or [n, 3] vectors)."""
+    import vtk
+    from vtk.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+
+    points = vtk.vtkPoints()
+    points.SetData(numpy_to_vtk(np.ascontiguousarray(mesh.vertices_m), deep=True))
+    offsets = np.arange(0, 3 * len(mesh.faces) + 1, 3, dtype=np.int64)
+    cells = vtk.vtkCellArray()
+    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True),
+                  numpy_to_vtkIdTypeArray(mesh.faces.astype(np.int64).ravel(), deep=True))
+    out = vtk.vtkPolyData()
+    out.SetPoints(points)
+    out.SetPolys(cells)
+    for name, values in (point_arrays or {}).items():
+        array = numpy_to_vtk(np.ascontiguousarray(values), deep=True)
+        array.SetName(name)
+        out.GetPointData().AddArray(array)
+    return out
+
+
+def _read_meshio(path: Path) -> tuple[np.ndarray, list[np.ndarray]]:
+    import meshio
+
+    data = meshio.read(path)
+    polygons = [np.asarray(b.data) for b in data.cells if b.type in ("triangle", "quad") or b.type.startswith("polygon")]
+    return np.asarray(data.points), polygons
+
+
+def _read_vtp(path: Path) -> tuple[np.ndarray, list[np.ndarray]]:
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    reader = vtk.vtkXMLPolyDataReader()
+    reader.SetFileName(str(path))
+    reader.Update()
+    data = reader.GetOutput()
+    if data is None or data.GetNumberOfPoints() == 0:
+        raise MeshError(f"mesh file '{path}' holds no VTK PolyData points")
+    triangulate = vtk.vtkTriangleFilter()
+    triangulate.SetInputData(data)
+    triangulate.Update()
+    tri = triangulate.GetOutput()
+    faces = vtk_to_numpy(tri.GetPolys().GetConnectivityArray()).reshape(-1, 3)
+    return vtk_to_numpy(tri.GetPoints().GetData()), [faces]
 
 
 def _merge_duplicate_vertices(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -103,7 +103,7 @@ class MeshBody(Body):
 
     def frontal_area_m2(self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float) -> float:
         return frontal_area_m2(self.backend, self.vertices_m, self.faces, (domain_lo_m[1], domain_hi_m[1]),
-                               (domain_lo_m[2], domain_hi_m[2]), dx_m / 4)
+                               (domain_lo_m[2], domain_hi_m[2]), dx_m / 16)
 
     def reference_length_m(self) -> float:
         return float(np.ptp(self.vertices_m[:, 0]))

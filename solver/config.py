@@ -9,7 +9,7 @@ Any problem ends in a :class:`~solver.errors.ConfigError` whose message names th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, is_dataclass
+from dataclasses import dataclass, field, is_dataclass, make_dataclass
 from pathlib import Path
 from typing import List, Optional
 
@@ -113,8 +113,17 @@ class CaseConfig:
     output: OutputConfig = field(default_factory=OutputConfig)
 
 
-def load_case(path: str | Path, overrides: list[str] | None = None) -> CaseConfig:
-    """Read a case YAML, apply ``key=value`` overrides and validate. Raises ConfigError."""
+def extended_schema(sections: dict[str, type]) -> type:
+    """CaseConfig with further top-level sections (name -> dataclass) that other packages own,
+    e.g. the geometry that run_case.py turns into a mesh. The solver only carries them."""
+    fields = [(name, cls, field(default_factory=cls)) for name, cls in sections.items()]
+    return make_dataclass("ExtendedCaseConfig", fields, bases=(CaseConfig,))
+
+
+def load_case(path: str | Path, overrides: list[str] | None = None,
+              schema: type = CaseConfig) -> CaseConfig:
+    """Read a case YAML, apply ``key=value`` overrides and validate. Raises ConfigError.
+    schema: CaseConfig, or one made by extended_schema."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"case file '{path}' does not exist: give the path of a case YAML")
@@ -125,14 +134,14 @@ def load_case(path: str | Path, overrides: list[str] | None = None) -> CaseConfi
         raise ConfigError(f"case file '{path}' is not valid YAML ({reason}): fix its syntax") from exc
     if not isinstance(user, DictConfig):
         raise ConfigError(f"case file '{path}' must hold a mapping of keys at the top level")
-    return merge_case(user, overrides or [], source=str(path))
+    return merge_case(user, overrides or [], source=str(path), schema=schema)
 
 
-def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "config") -> CaseConfig:
+def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "config",
+               schema: type = CaseConfig) -> CaseConfig:
     """Merge a user mapping and dot-list overrides onto the defaults, then validate."""
-    schema = OmegaConf.structured(CaseConfig)
     try:
-        merged = OmegaConf.merge(schema, user)
+        merged = OmegaConf.merge(OmegaConf.structured(schema), user)
     except OmegaConfBaseException as exc:
         raise ConfigError(_omegaconf_message(exc, source)) from exc
     for item in overrides:

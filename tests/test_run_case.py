@@ -141,3 +141,34 @@ def test_out_must_be_a_folder(tmp_path, capsys):
     target.write_text("x")
     assert run([BOX, "--out", str(target)]) == 2
     assert "is a file" in capsys.readouterr().err
+
+
+MESH = str(ROOT / "cases" / "mesh.yaml")
+MESH_SMALL = ["resolution.cells_per_length=12", "run.max_steps=60", "run.check_every=20"]
+
+
+def test_mesh_case_runs_on_the_shipped_stl(tmp_path):
+    out = tmp_path / "mesh"
+    assert run([MESH, *MESH_SMALL, "--backend", "cpu", "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    # The shipped Ahmed body: W x H plus the shadows of two stilts, from the mesh's shadow.
+    assert summary["reference_area_m2"] == pytest.approx(0.389 * 0.288 + 2 * 0.03 * 0.0499, rel=0.02)
+    assert np.isfinite(summary["cd"])
+
+
+def test_user_mesh_errors_are_one_line(tmp_path, capsys):
+    import meshio
+
+    from shapes.solids import box
+
+    assert run([MESH, f"geometry.path={tmp_path / 'absent.stl'}", "--out", str(tmp_path / "a")]) == 2
+    assert "absent.stl" in capsys.readouterr().err
+    cube = box([0.5, 0.3, 0.3], (0.0, 0.0, 0.2))
+    open_mesh = tmp_path / "open.stl"
+    meshio.write(open_mesh, meshio.Mesh(cube.vertices_m, [("triangle", cube.faces[2:])]))
+    assert run([MESH, f"geometry.path={open_mesh}", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "boundary edges" in err
+    assert run([MESH, "geometry.source=none", "--out", str(tmp_path / "c")]) == 2
+    assert "geometry.source" in capsys.readouterr().err
+    assert not any((tmp_path / d).exists() for d in "abc")

@@ -1,0 +1,75 @@
+"""The `geometry` section of a case: where the body's mesh comes from and where it sits.
+
+run_case.py adds this section to the solver's case schema, builds the mesh with
+`build_geometry`, and hands it to the solver (which takes any closed mesh as arrays).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+from shapes.ahmed import AhmedBody
+from shapes.errors import MeshError
+from shapes.mesh import TriangleMesh, check_mesh, read_mesh
+
+SOURCES = ("none", "file", "ahmed")
+
+
+@dataclass
+class AhmedConfig:
+    slant_deg: float = 25.0             # rear slant angle [deg], 0-40
+    ground_clearance_m: float = 0.050   # [m]
+    stilts: bool = False                # the four cylindrical stilts
+    resolution: int = 24                # points per quarter of the nose rounding [-]
+
+
+@dataclass
+class PlacementConfig:
+    nose_x_m: Optional[float] = None    # x of the body's foremost point [m]; None: as built
+    center_y_m: Optional[float] = None  # y of the middle of its width [m]; None: as built
+    z_offset_m: float = 0.0             # added to every z [m] (ahmed: ground at z = 0)
+
+
+@dataclass
+class GeometryConfig:
+    source: str = "none"                # none | file | ahmed
+    path: str = ""                      # mesh file (STL, OBJ, PLY, OFF, VTP, VTU) for source file
+    unit: str = "m"                     # the file's length unit: m | cm | mm | in | ft
+    downstream: str = "+x"              # the file's axis from nose to tail: +x -x +y -y +z -z
+    up: str = "+z"                      # the file's up axis
+    ahmed: AhmedConfig = field(default_factory=AhmedConfig)
+    placement: PlacementConfig = field(default_factory=PlacementConfig)
+
+
+def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
+    """The placed, checked mesh the section describes, or None for source none. MeshError on a
+    file that cannot be read or a surface that is not closed, oriented and clean."""
+    if geometry.source not in SOURCES:
+        raise MeshError(f"geometry.source '{geometry.source}' is unknown: use one of {SOURCES}")
+    if geometry.source == "none":
+        return None
+    if geometry.source == "file":
+        if not geometry.path:
+            raise MeshError("geometry.path is empty: give the mesh file, e.g. geometry.path=my_car.stl")
+        mesh = read_mesh(geometry.path, geometry.unit, geometry.downstream, geometry.up)
+        name = geometry.path
+    else:
+        a = geometry.ahmed
+        mesh = AhmedBody(slant_deg=a.slant_deg, ground_clearance_m=a.ground_clearance_m,
+                         stilts=a.stilts, resolution=a.resolution).mesh()
+        name = "Ahmed body"
+    check_mesh(mesh, name)
+    return place(mesh, geometry.placement)
+
+
+def place(mesh: TriangleMesh, placement: PlacementConfig) -> TriangleMesh:
+    lo, hi = mesh.bounds_m()
+    offset = np.array([0.0, 0.0, placement.z_offset_m])
+    if placement.nose_x_m is not None:
+        offset[0] = placement.nose_x_m - lo[0]
+    if placement.center_y_m is not None:
+        offset[1] = placement.center_y_m - 0.5 * (lo[1] + hi[1])
+    return mesh.transformed(offset_m=offset)
