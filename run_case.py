@@ -3,8 +3,8 @@
 
     python run_case.py CASE.yaml [key=value ...] [--out DIR] [--backend auto|cpu|cuda] [--resume]
 
-Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti, and
-checkpoint/ when run.checkpoint_every > 0. A bad case ends with one line naming the key and
+Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti,
+surface.vtp (the body with Cp) and checkpoint/ when run.checkpoint_every > 0. A bad case ends with one line naming the key and
 exit code 2, before anything is written.
 """
 
@@ -15,14 +15,19 @@ import logging
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from shapes.errors import MeshError
 from shapes.geometry_config import GeometryConfig, build_geometry
+from shapes.mesh import TriangleMesh, write_mesh
+from shapes.solids import primitive_surface
 from solver.backends import BACKENDS, select_backend
 from solver.config import extended_schema, load_case
 from solver.errors import ConfigError, OutputError, SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation
+from solver.surface import surface_pressure
 
 log = logging.getLogger("run_case")
 
@@ -67,6 +72,16 @@ class ProgressBar:
             self.bar.close()
 
 
+def body_surface(case, sim: Simulation, mesh: TriangleMesh | None) -> TriangleMesh | None:
+    """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
+    if mesh is not None or case.body.shape == "none":
+        return mesh
+    b = case.body
+    lo = np.asarray(case.domain.origin_m, float)
+    return primitive_surface(b.shape, b.center_m, b.radius_m, b.size_m, "xyz".index(b.axis), lo,
+                             lo + np.asarray(case.domain.size_m, float), sim.units.dx_m)
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = parse_args(argv)
@@ -92,7 +107,19 @@ def main(argv: list[str] | None = None) -> int:
             result = runner.run()
         finally:
             progress.close()
-        info = write_run_files(out, case, sim, result, backend)
+        surface_mesh = body_surface(case, sim, mesh)
+        surface = None
+        if surface_mesh is not None:
+            surface = surface_pressure(sim, result.fields, surface_mesh.vertices_m, surface_mesh.faces)
+        info = write_run_files(out, case, sim, result, backend, surface)
+        if surface is not None:
+            try:
+                write_mesh(surface_mesh, out / "surface.vtp", {
+                    "Cp": surface.cp_vertices.astype(np.float32),
+                    "pressure": surface.pressure_vertices_pa.astype(np.float32),
+                    "Normals": surface_mesh.vertex_normals().astype(np.float32)})
+            except OSError as exc:
+                raise OutputError(f"cannot write '{out / 'surface.vtp'}': {exc}") from exc
         if case.output.fields:
             from viz.vti import write_vti
 

@@ -17,6 +17,7 @@ import numpy as np
 from shapes.errors import MeshError
 from shapes.loft import loft, rectangle_ring
 from shapes.mesh import TriangleMesh
+from shapes.solids import cylinder_along
 
 STILT_X_M = (0.372, 0.842)
 STILT_Y_M = 0.1635
@@ -63,7 +64,8 @@ class AhmedBody:
         body = loft(stations, rings)
         if not self.stilts:
             return body
-        parts = [body] + [cylinder(x, y, STILT_RADIUS_M, 0.0, self.ground_clearance_m - STILT_GAP_M, 24)
+        parts = [body] + [cylinder_along(2, (x, y, 0.0), STILT_RADIUS_M, 0.0,
+                                         self.ground_clearance_m - STILT_GAP_M, n=24, stations=2)
                           for x in STILT_X_M for y in (-STILT_Y_M, STILT_Y_M)]
         return merge(parts)
 
@@ -73,16 +75,6 @@ class AhmedBody:
         across the width (the rear stilts stand in the front ones' shadow)."""
         stilts = 2 * 2 * STILT_RADIUS_M * (self.ground_clearance_m - STILT_GAP_M) if self.stilts else 0.0
         return self.width_m * self.height_m + stilts
-
-
-def cylinder(x_m: float, y_m: float, radius_m: float, z_low_m: float, z_high_m: float, n: int) -> TriangleMesh:
-    """A vertical cylinder as a loft along z, closed by fans."""
-    angle = np.arange(n) * 2 * math.pi / n
-    ring = np.column_stack([x_m + radius_m * np.cos(angle), y_m + radius_m * np.sin(angle)])
-    m = loft(np.array([z_low_m, z_high_m]), np.stack([ring, ring]))
-    v = m.vertices_m[:, [1, 2, 0]]  # loft builds along its first axis: (z, x, y) -> (x, y, z)
-    out = TriangleMesh(v, m.faces)
-    return out if out.volume_m3() > 0 else TriangleMesh(v, m.faces[:, ::-1].copy())
 
 
 def merge(parts: list[TriangleMesh]) -> TriangleMesh:

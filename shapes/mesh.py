@@ -124,21 +124,25 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
     return TriangleMesh(_to_solver_frame(vertices, downstream, up), faces)
 
 
-def write_mesh(mesh: TriangleMesh, path: str | Path) -> Path:
+def write_mesh(mesh: TriangleMesh, path: str | Path,
+               point_arrays: dict[str, np.ndarray] | None = None) -> Path:
     """Write binary STL or OBJ (through meshio) or VTP (through VTK), chosen by the suffix,
-    under a temporary name that is renamed when complete."""
+    under a temporary name that is renamed when complete. point_arrays ([n] or [n, 3] per
+    vertex) go into a VTP only."""
     from solver.atomic import atomic_path
 
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in WRITE_SUFFIXES:
         raise MeshError(f"cannot write '{path}': use one of {WRITE_SUFFIXES}")
+    if point_arrays and suffix != ".vtp":
+        raise MeshError(f"'{path}': point arrays need a .vtp file")
     with atomic_path(path) as tmp:
         if suffix == ".vtp":
             import vtk
 
             writer = vtk.vtkXMLPolyDataWriter()
-            writer.SetInputData(polydata(mesh))
+            writer.SetInputData(polydata(mesh, point_arrays))
             writer.SetFileName(str(tmp))
             if writer.Write() != 1:
                 raise MeshError(f"VTK could not write '{path}'")

@@ -47,10 +47,67 @@ def torus(major_m: float, minor_m: float, center_m=(0.0, 0.0, 0.0), n_major: int
     return TriangleMesh(v + np.asarray(center_m, float), f)
 
 
-def box(size_m, center_m=(0.0, 0.0, 0.0)) -> TriangleMesh:
-    """An axis-aligned box, 12 triangles."""
+def box(size_m, center_m=(0.0, 0.0, 0.0), divisions: int = 1) -> TriangleMesh:
+    """An axis-aligned box; each face split into divisions x divisions squares of two triangles."""
     h = np.asarray(size_m, float) / 2
-    v = np.array([[x, y, z] for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)], float) * h
-    f = np.array([[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4],
-                  [2, 6, 3], [3, 6, 7], [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]])
-    return TriangleMesh(v + np.asarray(center_m, float), f)
+    n = divisions
+    t = np.linspace(-1.0, 1.0, n + 1)
+    vertices, faces = [], []
+    for axis in range(3):
+        for sign in (-1.0, 1.0):
+            u_axis, v_axis = [a for a in range(3) if a != axis]
+            U, V = np.meshgrid(t, t, indexing="ij")
+            p = np.zeros((n + 1, n + 1, 3))
+            p[..., axis] = sign
+            p[..., u_axis] = U
+            p[..., v_axis] = V
+            base = sum(len(v) for v in vertices)
+            vertices.append(p.reshape(-1, 3))
+            i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+            a = base + i * (n + 1) + j
+            quad = [a, a + n + 1, a + n + 2, a + 1]
+            tri = np.concatenate([np.stack([quad[0], quad[1], quad[2]], -1).reshape(-1, 3),
+                                  np.stack([quad[0], quad[2], quad[3]], -1).reshape(-1, 3)])
+            normal = np.cross(p[1, 0] - p[0, 0], p[0, 1] - p[0, 0])
+            faces.append(tri if normal[axis] * sign > 0 else tri[:, ::-1])
+    v = np.concatenate(vertices)
+    unique, inverse = np.unique(np.round(v, 12), axis=0, return_inverse=True)
+    f = inverse.reshape(-1)[np.concatenate(faces)]
+    return TriangleMesh(unique * h + np.asarray(center_m, float), f)
+
+
+def cylinder_along(axis: int, center_m, radius_m: float, low_m: float, high_m: float, n: int = 96,
+                   stations: int = 8) -> TriangleMesh:
+    """A circular cylinder along axis (0 x, 1 y, 2 z) from low_m to high_m, closed by fans."""
+    from shapes.loft import loft
+
+    angle = np.arange(n) * 2 * np.pi / n
+    others = [a for a in range(3) if a != axis]
+    ring = np.column_stack([center_m[others[0]] + radius_m * np.cos(angle),
+                            center_m[others[1]] + radius_m * np.sin(angle)])
+    along = np.linspace(low_m, high_m, stations)
+    m = loft(along, np.repeat(ring[None], stations, axis=0))
+    v = np.empty_like(m.vertices_m)
+    v[:, axis] = m.vertices_m[:, 0]
+    v[:, others[0]] = m.vertices_m[:, 1]
+    v[:, others[1]] = m.vertices_m[:, 2]
+    out = TriangleMesh(v, m.faces)
+    return out if out.volume_m3() > 0 else TriangleMesh(v, m.faces[:, ::-1].copy())
+
+
+def primitive_surface(shape: str, center_m, radius_m: float, size_m, axis: int, domain_lo_m,
+                      domain_hi_m, cell_m: float) -> TriangleMesh:
+    """A surface mesh of an analytic body for pressure sampling, with facets about a quarter of a
+    lattice cell (cell_m): sphere, box, or a cylinder spanning the domain along its axis."""
+    if shape == "sphere":
+        # An icosahedron's edge is 1.05 R; each subdivision halves it.
+        subdivisions = int(np.clip(np.ceil(np.log2(1.05 * radius_m / (0.25 * cell_m))), 2, 7))
+        return icosphere(radius_m, center_m, subdivisions)
+    if shape == "box":
+        return box(size_m, center_m, divisions=int(np.clip(np.max(size_m) / (0.25 * cell_m), 4, 256)))
+    if shape == "cylinder":
+        n = int(np.clip(2 * np.pi * radius_m / (0.25 * cell_m), 32, 1024))
+        length = domain_hi_m[axis] - domain_lo_m[axis]
+        stations = int(np.clip(length / (0.25 * cell_m), 2, 512)) + 1
+        return cylinder_along(axis, center_m, radius_m, domain_lo_m[axis], domain_hi_m[axis], n, stations)
+    raise ValueError(f"no surface for shape '{shape}'")

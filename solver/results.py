@@ -18,11 +18,19 @@ from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
 from solver.simulation import Simulation
+from solver.surface import SurfacePressure
 
-def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
-    """The run's figures for summary.json (forces in N, the rest as named)."""
+def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
+            surface: SurfacePressure | None = None) -> dict:
+    """The run's figures for summary.json (forces in N, the rest as named). With the surface
+    pressure: its part of Cd and Cl, and the rest (viscous) part."""
     u = sim.units
     force_n = result.force_mean * u.force_scale_n
+    split = {}
+    if surface is not None:
+        split = {"cd_pressure": surface.cd_pressure, "cd_viscous": result.cd - surface.cd_pressure,
+                 "cl_pressure": surface.cl_pressure, "cl_viscous": result.cl - surface.cl_pressure,
+                 "force_pressure_n": [float(v) for v in surface.force_pressure_n]}
     return {
         "case": case.name,
         "solver_version": __version__,
@@ -48,6 +56,8 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
         "reference_length_m": u.length_m,
         "reference_area_m2": sim.reference_area_m2,
         "smagorinsky_cs": case.resolution.smagorinsky_cs,
+        "bounce_back": case.body.bounce_back,
+        **split,
     }
 
 
@@ -91,9 +101,10 @@ def check_output_folder(out: Path) -> None:
         raise OutputError(f"cannot write into '{parent}': choose another --out folder")
 
 
-def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
+def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
+                    surface: SurfacePressure | None = None) -> dict:
     """config.yaml, forces.csv and summary.json; returns the summary."""
-    info = summary(case, sim, result, backend)
+    info = summary(case, sim, result, backend, surface)
     try:
         write_text(out / "config.yaml", to_yaml(case))
         write_text(out / "forces.csv", forces_csv(sim, result))

@@ -172,3 +172,25 @@ def test_user_mesh_errors_are_one_line(tmp_path, capsys):
     assert run([MESH, "geometry.source=none", "--out", str(tmp_path / "c")]) == 2
     assert "geometry.source" in capsys.readouterr().err
     assert not any((tmp_path / d).exists() for d in "abc")
+
+
+def test_surface_vtp_holds_cp_and_normals(tmp_path):
+    import vtk
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    out = tmp_path / "box"
+    assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
+    reader = vtk.vtkXMLPolyDataReader()
+    reader.SetFileName(str(out / "surface.vtp"))
+    reader.Update()
+    surface = reader.GetOutput()
+    points = vtk_to_numpy(surface.GetPoints().GetData())
+    # The box in metres: x 0.6-1.0, y 0.3-0.5, z 0.03-0.18.
+    assert points.min(axis=0) == pytest.approx([0.6, 0.3, 0.03]) and points.max(axis=0) == pytest.approx([1.0, 0.5, 0.18])
+    data = surface.GetPointData()
+    cp = vtk_to_numpy(data.GetArray("Cp"))
+    normals = vtk_to_numpy(data.GetArray("Normals"))
+    assert cp.shape == (len(points),) and np.all(np.isfinite(cp))
+    assert np.allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-5)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["cd_pressure"] + summary["cd_viscous"] == pytest.approx(summary["cd"])
