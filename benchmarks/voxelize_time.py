@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Time to put a 50,000-triangle closed mesh on a 256 x 128 x 128 grid: inside/outside for every
-cell, the body's neighbour cells, and the wall fraction of every link into the body.
+"""Time to put a 50,000-triangle car on a 256 x 128 x 128 grid: inside/outside for every cell,
+the body's neighbour cells, and the wall fraction of every link into the body.
 
-    python benchmarks/voxelize_time.py [--backend auto|cpu|cuda] [--faces 50000]
+    python benchmarks/voxelize_time.py [--backend auto|cpu|cuda] [--stations 250]
 
-The mesh is a torus lying in the x-y plane, 100 cells across (a stand-in until the parametric
-car exists). Prints each stage's seconds beside the 10 s budget and ends with one JSON line.
+The mesh is the baseline parametric car (shapes/car.py) with 250 sections of 100 points
+(50,000 triangles), 150 cells long (dx = 3 cm). Prints each stage's seconds beside the 10 s
+budget and ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from shapes.solids import torus  # noqa: E402
+from shapes.car import CarParameters, car_mesh  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.grid import body_neighbour_index  # noqa: E402
 from solver.lattice import BODY, SOLID  # noqa: E402
@@ -32,13 +33,13 @@ BUDGET_S = 10.0
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
-    p.add_argument("--faces", type=int, default=50_000, help="triangles (rounded to the torus' grid)")
+    p.add_argument("--stations", type=int, default=250, help="car sections (200 triangles each)")
     args = p.parse_args()
     backend = select_backend(args.backend)
-    n_minor = 100
-    n_major = max(3, args.faces // (2 * n_minor))
-    mesh = torus(38.0, 12.0, (128.0, 64.0, 64.0), n_major=n_major, n_minor=n_minor)
-    grid = CellCentres((128, 128, 256), (0.5, 0.5, 0.5), 1.0)
+    dx = 0.03
+    car = car_mesh(CarParameters(), stations=args.stations, n_arc=14, n_side=11)
+    mesh = car.transformed(offset_m=np.array([1.5, 128 * dx / 2, 0.0]))
+    grid = CellCentres((128, 128, 256), (0.5 * dx, 0.5 * dx, 0.5 * dx), dx)
     timings = {}
     t0 = time.perf_counter()
     inside = inside_mask(backend, mesh.vertices_m, mesh.faces, grid).astype(bool)

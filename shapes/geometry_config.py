@@ -6,16 +6,21 @@ run_case.py adds this section to the solver's case schema, builds the mesh with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, make_dataclass
 from typing import Optional
 
 import numpy as np
 
 from shapes.ahmed import AhmedBody
+from shapes.car import PARAMETERS, CarParameters, car_mesh
 from shapes.errors import MeshError
 from shapes.mesh import TriangleMesh, check_mesh, read_mesh
 
-SOURCES = ("none", "file", "ahmed")
+SOURCES = ("none", "file", "ahmed", "car")
+
+#: The parametric car's keys (geometry.car.*), one per design parameter, defaulting to the
+#: baseline; units and bounds in shapes/car.py's PARAMETERS and docs/geometry.md.
+CarConfig = make_dataclass("CarConfig", [(p.name, float, p.baseline) for p in PARAMETERS])
 
 
 @dataclass
@@ -35,12 +40,13 @@ class PlacementConfig:
 
 @dataclass
 class GeometryConfig:
-    source: str = "none"                # none | file | ahmed
+    source: str = "none"                # none | file | ahmed | car
     path: str = ""                      # mesh file (STL, OBJ, PLY, OFF, VTP, VTU) for source file
     unit: str = "m"                     # the file's length unit: m | cm | mm | in | ft
     downstream: str = "+x"              # the file's axis from nose to tail: +x -x +y -y +z -z
     up: str = "+z"                      # the file's up axis
     ahmed: AhmedConfig = field(default_factory=AhmedConfig)
+    car: CarConfig = field(default_factory=CarConfig)  # type: ignore[valid-type]
     placement: PlacementConfig = field(default_factory=PlacementConfig)
 
 
@@ -56,11 +62,14 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
             raise MeshError("geometry.path is empty: give the mesh file, e.g. geometry.path=my_car.stl")
         mesh = read_mesh(geometry.path, geometry.unit, geometry.downstream, geometry.up)
         name = geometry.path
-    else:
+    elif geometry.source == "ahmed":
         a = geometry.ahmed
         mesh = AhmedBody(slant_deg=a.slant_deg, ground_clearance_m=a.ground_clearance_m,
                          stilts=a.stilts, resolution=a.resolution).mesh()
         name = "Ahmed body"
+    else:
+        mesh = car_mesh(CarParameters(**asdict(geometry.car)))
+        name = "parametric car"
     check_mesh(mesh, name)
     return place(mesh, geometry.placement)
 

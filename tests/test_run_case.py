@@ -194,3 +194,20 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
     assert np.allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-5)
     summary = json.loads((out / "summary.json").read_text())
     assert summary["cd_pressure"] + summary["cd_viscous"] == pytest.approx(summary["cd"])
+
+
+def test_car_case_takes_parameter_overrides(tmp_path):
+    out = tmp_path / "car"
+    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=10", "run.max_steps=40",
+            "run.check_every=20", "geometry.car.backlight_angle_deg=40", "--backend", "cpu", "--out", str(out)]
+    assert run(args) == 0
+    config = (out / "config.yaml").read_text()
+    assert "backlight_angle_deg: 40.0" in config
+    assert (out / "surface.vtp").is_file()
+
+
+def test_car_parameter_out_of_bounds_is_one_line(tmp_path, capsys):
+    args = [str(ROOT / "cases" / "car.yaml"), "geometry.car.windscreen_angle_deg=80", "--out", str(tmp_path / "c")]
+    assert run(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "windscreen_angle_deg" in err

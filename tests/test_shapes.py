@@ -98,3 +98,56 @@ def test_unreadable_and_missing_files(tmp_path):
     bad.write_bytes(b"\x00garbage")
     with pytest.raises(MeshError, match="cannot be read"):
         read_mesh(bad)
+
+
+def _car_samples() -> list:
+    from shapes.car import PARAMETERS, CarParameters
+
+    low = np.array([p.low for p in PARAMETERS])
+    high = np.array([p.high for p in PARAMETERS])
+    rng = np.random.default_rng(7)
+    vectors = [low, high, (low + high) / 2, *(low + rng.random((20, len(low))) * (high - low))]
+    # The extremes that stress the layout: short and tall with shallow glass, long and low.
+    stressed = high.copy()
+    stressed[[0, 4, 6, 8]] = [low[0], high[4], low[6], low[8]]
+    vectors.append(stressed)
+    return [CarParameters.from_vector(v) for v in vectors] + [CarParameters()]
+
+
+@pytest.mark.parametrize("params", _car_samples())
+def test_parametric_car_is_clean_for_parameters_in_bounds(params):
+    """Closed, oriented, outward, no degenerate faces; sections convex and stations increasing
+    (so the loft cannot intersect itself); bounding box as the parameters say."""
+    from shapes.car import car_mesh
+
+    mesh = car_mesh(params)
+    check_mesh(mesh)
+    lo, hi = mesh.bounds_m()
+    assert lo[0] == pytest.approx(0.0) and hi[0] == pytest.approx(params.length_m)
+    assert hi[1] - lo[1] == pytest.approx(params.width_m, rel=1e-6)
+    assert hi[2] <= params.height_m + params.roof_camber_m + 1e-9
+    assert lo[2] == pytest.approx(params.ground_clearance_m)
+    k = 4 * (8 + 6)
+    rings = mesh.vertices_m[:-2].reshape(-1, k, 3)
+    assert np.all(np.diff(rings[:, 0, 0]) > 0)
+    for ring in rings[:, :, 1:]:
+        edges = np.roll(ring, -1, axis=0) - ring
+        turn = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        assert np.all(turn >= -1e-12)  # convex, counter-clockwise
+
+
+def test_car_parameters_outside_bounds_are_named():
+    from shapes.car import CarParameters, car_mesh
+
+    with pytest.raises(MeshError, match="backlight_angle_deg"):
+        car_mesh(CarParameters(backlight_angle_deg=60.0))
+
+
+def test_car_parameter_table_matches_the_dataclass():
+    from dataclasses import fields
+
+    from shapes.car import PARAMETERS, CarParameters
+
+    assert [f.name for f in fields(CarParameters)] == [p.name for p in PARAMETERS]
+    assert len(PARAMETERS) >= 8
+    assert CarParameters() == CarParameters.from_vector(np.array([p.baseline for p in PARAMETERS]))
