@@ -101,16 +101,18 @@ def test_unreadable_and_missing_files(tmp_path):
 
 
 def _car_samples() -> list:
+    """64 parameter vectors from a scrambled Sobol sample of the bounds (seeded), the box's two
+    extreme corners, a stressed corner (short and tall, long hood, shallow glass) and the baseline."""
+    from scipy.stats import qmc
+
     from shapes.car import PARAMETERS, CarParameters
 
     low = np.array([p.low for p in PARAMETERS])
     high = np.array([p.high for p in PARAMETERS])
-    rng = np.random.default_rng(7)
-    vectors = [low, high, (low + high) / 2, *(low + rng.random((20, len(low))) * (high - low))]
-    # The extremes that stress the layout: short and tall with shallow glass, long and low.
+    sobol = qmc.Sobol(d=len(PARAMETERS), scramble=True, seed=3).random_base2(m=6)
     stressed = high.copy()
     stressed[[0, 4, 6, 8]] = [low[0], high[4], low[6], low[8]]
-    vectors.append(stressed)
+    vectors = [*qmc.scale(sobol, low, high), low, high, stressed]
     return [CarParameters.from_vector(v) for v in vectors] + [CarParameters()]
 
 
