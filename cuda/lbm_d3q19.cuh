@@ -258,8 +258,9 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
             const float qw = q_links[q - 1];
             const long long far = lbm_wrap(x + cx, p.nx) +
                                   (long long)p.nx * (lbm_wrap(y + cy, p.ny) + (long long)p.ny * lbm_wrap(z + cz, p.nz));
-            // Next to a thin gap the far cell may not be fluid: keep halfway bounce-back there.
-            if (qw >= 0.5f || (flags[far] & FLAG_TYPE_MASK) == FLAG_FLUID) {
+            // Halfway bounce-back where the set-up found no wall on the link (qw = 0: e.g. a link
+            // wrapped across a periodic face) or, next to a thin gap, the far cell is not fluid.
+            if (qw > 0.0f && (qw >= 0.5f || (flags[far] & FLAG_TYPE_MASK) == FLAG_FLUID)) {
                 f_in = lbm_bouzidi(qw, f_out, qw < 0.5f ? f_src[opp * S + far] : 0.0f,
                                    f_src[q * S + n]);
             }

@@ -8,9 +8,10 @@
 //
 // Robustness: a ray through an edge or a vertex must cross each sheet of the surface exactly
 // once. The point-in-triangle test uses edge functions in double precision with a top-left tie
-// rule (as watertight rasterizers do): an edge function evaluated for the neighbouring triangle
-// is the exact negation of this one's, so a point on a shared edge belongs to exactly one of the
-// two triangles. Triangles that face -x in the shadow are tested with their edges reversed, so
+// rule (as watertight rasterizers do). Each edge function is evaluated from the edge's lesser
+// endpoint, so the neighbouring triangle gets its exact negation, and the shells compile this
+// file without fused multiply-adds (which would break x*y - y*x == 0 at vertices): a point on a
+// shared edge belongs to exactly one of the two triangles. Triangles that face -x in the shadow are tested with their edges reversed, so
 // at a silhouette, where a front and a back triangle share an edge, both or neither count and
 // the parity is unchanged. Degenerate shadows (triangles edge-on to the ray) never count.
 //
@@ -29,8 +30,11 @@ struct VoxelGrid {
 };
 
 // Edge function of edge a->b at point p in the y-z plane (twice the signed area of a, b, p).
+// Always evaluated from the edge's lesser endpoint (in (y, z) order) and negated for the other
+// direction, so the two triangles sharing an edge get exact negations of one value.
 __device__ __forceinline__ double vox_edge(const double ay, const double az, const double by,
                                            const double bz, const double py, const double pz) {
+    if (by < ay || (by == ay && bz < az)) return -((ay - by) * (pz - bz) - (az - bz) * (py - by));
     return (by - ay) * (pz - az) - (bz - az) * (py - ay);
 }
 
@@ -75,24 +79,23 @@ __device__ __forceinline__ void vox_load_triangle(const double* __restrict__ ver
     }
 }
 
-__device__ __forceinline__ int vox_clamp(const int i, const int n) {
-    return i < 0 ? 0 : (i > n - 1 ? n - 1 : i);
+// Index range [lo, hi] of rows whose centres origin + i dx may lie in [vmin, vmax], widened by
+// one row each way (the division may round past a row that the exact edge test would take) and
+// clamped to [0, n - 1] in floating point before the cast.
+__device__ __forceinline__ void vox_index_range(const double vmin, const double vmax,
+                                                const double origin, const double dx, const int n,
+                                                int* lo, int* hi) {
+    const double l = ceil((vmin - origin) / dx) - 1.0, h = floor((vmax - origin) / dx) + 1.0;
+    *lo = (int)fmin(fmax(l, 0.0), (double)n);
+    *hi = (int)fmax(fmin(h, (double)(n - 1)), -1.0);
 }
 
 // Rows [j0, j1] x [k0, k1] whose centres can lie in the triangle's y-z shadow (empty if j0 > j1).
 __device__ __forceinline__ void vox_row_range(const double* a, const double* b, const double* c,
                                               const VoxelGrid& g, int* j0, int* j1, int* k0,
                                               int* k1) {
-    const double ylo = fmin(a[1], fmin(b[1], c[1])), yhi = fmax(a[1], fmax(b[1], c[1]));
-    const double zlo = fmin(a[2], fmin(b[2], c[2])), zhi = fmax(a[2], fmax(b[2], c[2]));
-    *j0 = (int)ceil((ylo - g.y0) / g.dx);
-    *j1 = (int)floor((yhi - g.y0) / g.dx);
-    *k0 = (int)ceil((zlo - g.z0) / g.dx);
-    *k1 = (int)floor((zhi - g.z0) / g.dx);
-    if (*j0 < 0) *j0 = 0;
-    if (*k0 < 0) *k0 = 0;
-    if (*j1 > g.ny - 1) *j1 = g.ny - 1;
-    if (*k1 > g.nz - 1) *k1 = g.nz - 1;
+    vox_index_range(fmin(a[1], fmin(b[1], c[1])), fmax(a[1], fmax(b[1], c[1])), g.y0, g.dx, g.ny, j0, j1);
+    vox_index_range(fmin(a[2], fmin(b[2], c[2])), fmax(a[2], fmax(b[2], c[2])), g.z0, g.dx, g.nz, k0, k1);
 }
 
 // Pass 1 (count) and pass 2 (record) for triangle t: with hits == null, count the crossings of
@@ -168,9 +171,8 @@ __device__ __forceinline__ void vox_triangle_links(const double* __restrict__ ve
     const int n_axis[3] = {g.nx, g.ny, g.nz};
     int lo[3], hi[3];
     for (int d = 0; d < 3; ++d) {
-        const double mn = fmin(a[d], fmin(b[d], c[d])), mx = fmax(a[d], fmax(b[d], c[d]));
-        lo[d] = vox_clamp((int)floor((mn - o[d]) / g.dx) - 1, n_axis[d]);
-        hi[d] = vox_clamp((int)ceil((mx - o[d]) / g.dx) + 1, n_axis[d]);
+        vox_index_range(fmin(a[d], fmin(b[d], c[d])), fmax(a[d], fmax(b[d], c[d])), o[d], g.dx,
+                        n_axis[d], &lo[d], &hi[d]);
     }
     const double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
     const double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};

@@ -114,7 +114,8 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
     except MeshError:
         raise
     except Exception as exc:  # the readers raise many types for unreadable files
-        raise MeshError(f"mesh file '{path}' cannot be read ({type(exc).__name__}: {exc})") from exc
+        first_line = str(exc).splitlines()[0] if str(exc) else ""
+        raise MeshError(f"mesh file '{path}' cannot be read ({type(exc).__name__}: {first_line})") from exc
     triangles = [cells[:, [0, k, k + 1]] for cells in polygons for k in range(1, cells.shape[1] - 1)]
     if not triangles:
         raise MeshError(f"mesh file '{path}' holds no surface triangles")

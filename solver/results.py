@@ -23,7 +23,8 @@ from solver.surface import SurfacePressure
 def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
             surface: SurfacePressure | None = None) -> dict:
     """The run's figures for summary.json (forces in N, the rest as named). With the surface
-    pressure: its part of Cd and Cl, and the rest (viscous) part."""
+    pressure: its part of Cd and Cl, and the rest, reported as the viscous part (it also holds
+    the difference between the two discretisations of the pressure force)."""
     u = sim.units
     force_n = result.force_mean * u.force_scale_n
     split = {}

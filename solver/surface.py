@@ -11,6 +11,7 @@ or the reference density's pressure without an inlet.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,8 @@ import numpy as np
 from solver import lattice
 from solver.grid import wall_mask
 from solver.simulation import Fields, Simulation
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,9 @@ def surface_pressure(sim: Simulation, fields: Fields, vertices_m: np.ndarray, fa
     p_faces = sample_pressure_pa(sim, fields, (a + b + c) / 3, face_normal) - p_inf
     p_vertices = sample_pressure_pa(sim, fields, vertices_m, vertex_normal) - p_inf
     known = np.isfinite(p_faces)
+    if not known.all():
+        log.warning("%d faces (%.2g%% of the area) found no fluid to sample and are left out of "
+                    "the pressure force", int((~known).sum()), 100 * area[~known].sum() / area.sum())
     force = -np.sum((p_faces[known] * area[known])[:, None] * face_normal[known], axis=0)
     u = sim.units
     q_inf = 0.5 * u.density_kg_m3 * u.speed_m_s**2

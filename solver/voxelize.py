@@ -32,6 +32,8 @@ class CellCentres:
 
 
 def _geometry(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray) -> tuple:
+    if len(vertices_m) >= 2**31:
+        raise ValueError("meshes of 2^31 or more vertices exceed the kernels' int32 face indices")
     return (backend.asarray(np.ascontiguousarray(vertices_m, dtype=np.float64)),
             backend.asarray(np.ascontiguousarray(faces, dtype=np.int32)), np.int64(len(faces)))
 
@@ -105,12 +107,16 @@ def _links_into_body(slot: np.ndarray, body: np.ndarray) -> np.ndarray:
 def frontal_area_m2(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray, y_range_m: tuple[float, float],
                     z_range_m: tuple[float, float], spacing_m: float) -> float:
     """Area of the mesh's shadow on the y-z plane inside the given ranges [m^2]: the +x rays of
-    a square grid of about spacing_m that cross the surface, times the area each stands for
-    (error about the shadow's perimeter times half the spacing)."""
-    width, height = y_range_m[1] - y_range_m[0], z_range_m[1] - z_range_m[0]
-    ny = max(1, int(round(width / spacing_m)))
-    step = width / ny
-    nz = max(1, int(height / step))
-    grid = CellCentres((nz, ny, 1), (0.0, y_range_m[0] + step / 2, z_range_m[0] + step / 2), step)
+    a square grid of about spacing_m over the mesh's extent (clipped to the ranges) that cross
+    the surface, times the area each stands for (error about the shadow's perimeter times half
+    the spacing)."""
+    y0, y1 = max(y_range_m[0], vertices_m[:, 1].min()), min(y_range_m[1], vertices_m[:, 1].max())
+    z0, z1 = max(z_range_m[0], vertices_m[:, 2].min()), min(z_range_m[1], vertices_m[:, 2].max())
+    if y1 <= y0 or z1 <= z0:
+        return 0.0
+    ny = max(1, int(round((y1 - y0) / spacing_m)))
+    step = (y1 - y0) / ny
+    nz = max(1, int(round((z1 - z0) / step)))
+    grid = CellCentres((nz, ny, 1), (0.0, y0 + step / 2, z0 + step / 2), step)
     counts = row_crossing_counts(backend, vertices_m, faces, grid)
     return float(backend.to_host(counts > 0).sum()) * step * step

@@ -1,5 +1,7 @@
 // CPU shell of the voxelizer (../voxelize.cuh): the same passes as cuda/voxelize.cu, as OpenMP
-// loops over triangles and rows. Integer atomics come from cuda_compat.h.
+// loops over triangles and rows. Integer atomics come from cuda_compat.h. No fused
+// multiply-adds here: the exact-negation argument of the edge functions needs plain products.
+#pragma GCC optimize("fp-contract=off")
 #include "cuda_compat.h"
 #include "../voxelize.cuh"
 

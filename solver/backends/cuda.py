@@ -20,21 +20,23 @@ from solver.lattice import CUDA_DIR
 def inline_includes(path: Path) -> str:
     """The source of path with each local #include "x" replaced by x's text, recursively and
     once per file, so CuPy's cache key (the source text) covers every header."""
-    seen: set[str] = set()
+    seen: set[Path] = set()
 
     def expand(p: Path) -> str:
         out = []
         for line in p.read_text().splitlines():
             m = re.match(r'\s*#include\s+"([^"]+)"', line)
             if m:
-                if m[1] not in seen:
-                    seen.add(m[1])
-                    out.append(expand(p.parent / m[1]))
+                included = (p.parent / m[1]).resolve()
+                if included not in seen:
+                    seen.add(included)
+                    out.append(expand(included))
             elif line.strip() != "#pragma once":
                 out.append(line)
         return "\n".join(out)
 
     return expand(path)
+
 
 THREADS_PER_BLOCK = 256   # 1D kernels (init, fields)
 STEP_THREADS_X = 128      # lbm_step: threads along x per block; y and z come from the grid
@@ -64,8 +66,9 @@ class CudaBackend(Backend):
 
         self._cp = cupy
         self._module = cupy.RawModule(code=inline_includes(CUDA_DIR / "lbm.cu"), options=("--std=c++14",))
+        # No fused multiply-adds in the voxelizer: its edge functions must negate exactly.
         self._voxelizer = cupy.RawModule(code=inline_includes(CUDA_DIR / "voxelize.cu"),
-                                         options=("--std=c++14",))
+                                         options=("--std=c++14", "--fmad=false"))
         self._step = self._module.get_function("lbm_step")
         self._init = self._module.get_function("lbm_init")
         self._fields = self._module.get_function("lbm_fields")
@@ -103,7 +106,8 @@ class CudaBackend(Backend):
         return self._cp
 
     def voxelize(self, kernel: str, n_items: int, *args: Any) -> None:
-        self._voxelizer.get_function(kernel)(self._blocks(n_items), (THREADS_PER_BLOCK,), args)
+        if n_items > 0:
+            self._voxelizer.get_function(kernel)(self._blocks(n_items), (THREADS_PER_BLOCK,), args)
 
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
         self._fields(self._blocks(n_cells), (THREADS_PER_BLOCK,),
