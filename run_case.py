@@ -21,6 +21,7 @@ from shapes.errors import MeshError
 from shapes.geometry_config import GeometryConfig, build_geometry
 from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
+from solver.atomic import atomic_path
 from solver.backends import BACKENDS, select_backend
 from solver.config import extended_schema, load_case
 from solver.errors import ConfigError, OutputError, SlipstreamError
@@ -72,6 +73,15 @@ class ProgressBar:
             self.bar.close()
 
 
+def write_atomically(target: Path, write) -> None:
+    """write(tmp) into a temporary file beside target, renamed onto it when complete."""
+    try:
+        with atomic_path(target) as tmp:
+            write(tmp)
+    except OSError as exc:
+        raise OutputError(f"cannot write '{target}': {exc}") from exc
+
+
 def body_surface(case, sim: Simulation, mesh: TriangleMesh | None) -> TriangleMesh | None:
     """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
     if mesh is not None or case.body.shape == "none":
@@ -113,20 +123,15 @@ def main(argv: list[str] | None = None) -> int:
             surface = surface_pressure(sim, result.fields, surface_mesh.vertices_m, surface_mesh.faces)
         info = write_run_files(out, case, sim, result, backend, surface)
         if surface is not None:
-            try:
-                write_mesh(surface_mesh, out / "surface.vtp", {
-                    "Cp": surface.cp_vertices.astype(np.float32),
-                    "pressure": surface.pressure_vertices_pa.astype(np.float32),
-                    "Normals": surface_mesh.vertex_normals().astype(np.float32)})
-            except OSError as exc:
-                raise OutputError(f"cannot write '{out / 'surface.vtp'}': {exc}") from exc
+            arrays = {"Cp": surface.cp_vertices.astype(np.float32),
+                      "pressure": surface.pressure_vertices_pa.astype(np.float32),
+                      "Normals": surface_mesh.vertex_normals().astype(np.float32)}
+            write_atomically(out / "surface.vtp", lambda tmp: write_mesh(surface_mesh, tmp, arrays, "vtp"))
         if case.output.fields:
             from viz.vti import write_vti
 
-            try:
-                write_vti(out / "fields.vti", sim.grid.dx_m, field_origin(sim), physical_fields(sim, result))
-            except OSError as exc:
-                raise OutputError(f"cannot write '{out / 'fields.vti'}': {exc}") from exc
+            write_atomically(out / "fields.vti", lambda tmp: write_vti(
+                tmp, sim.grid.dx_m, field_origin(sim), physical_fields(sim, result)))
     except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -125,34 +125,30 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
     return TriangleMesh(_to_solver_frame(vertices, downstream, up), faces)
 
 
-def write_mesh(mesh: TriangleMesh, path: str | Path,
-               point_arrays: dict[str, np.ndarray] | None = None) -> Path:
-    """Write binary STL or OBJ (through meshio) or VTP (through VTK), chosen by the suffix,
-    under a temporary name that is renamed when complete. point_arrays ([n] or [n, 3] per
-    vertex) go into a VTP only."""
-    from solver.atomic import atomic_path
-
+def write_mesh(mesh: TriangleMesh, path: str | Path, point_arrays: dict[str, np.ndarray] | None = None,
+               file_format: str | None = None) -> Path:
+    """Write binary STL or OBJ (through meshio) or VTP (through VTK); the format is file_format
+    (stl, obj, vtp) or the path's suffix. point_arrays ([n] or [n, 3] per vertex) go into a VTP
+    only. Writes path directly: callers that need atomic files pass a temporary path and rename."""
     path = Path(path)
-    suffix = path.suffix.lower()
-    if suffix not in WRITE_SUFFIXES:
-        raise MeshError(f"cannot write '{path}': use one of {WRITE_SUFFIXES}")
-    if point_arrays and suffix != ".vtp":
-        raise MeshError(f"'{path}': point arrays need a .vtp file")
-    with atomic_path(path) as tmp:
-        if suffix == ".vtp":
-            import vtk
+    fmt = file_format or path.suffix.lower().lstrip(".")
+    if f".{fmt}" not in WRITE_SUFFIXES:
+        raise MeshError(f"cannot write '{path}' as '{fmt}': use one of {WRITE_SUFFIXES}")
+    if point_arrays and fmt != "vtp":
+        raise MeshError(f"'{path}': point arrays need the vtp format")
+    if fmt == "vtp":
+        import vtk
 
-            writer = vtk.vtkXMLPolyDataWriter()
-            writer.SetInputData(polydata(mesh, point_arrays))
-            writer.SetFileName(str(tmp))
-            if writer.Write() != 1:
-                raise MeshError(f"VTK could not write '{path}'")
-        else:
-            import meshio
+        writer = vtk.vtkXMLPolyDataWriter()
+        writer.SetInputData(polydata(mesh, point_arrays))
+        writer.SetFileName(str(path))
+        if writer.Write() != 1:
+            raise MeshError(f"VTK could not write '{path}'")
+    else:
+        import meshio
 
-            fmt = suffix[1:]
-            kwargs = {"binary": True} if fmt == "stl" else {}
-            meshio.write(tmp, meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)]), file_format=fmt, **kwargs)
+        kwargs = {"binary": True} if fmt == "stl" else {}
+        meshio.write(path, meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)]), file_format=fmt, **kwargs)
     return path
 
 

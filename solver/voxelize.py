@@ -38,15 +38,19 @@ def _geometry(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray) -> tu
             backend.asarray(np.ascontiguousarray(faces, dtype=np.int32)), np.int64(len(faces)))
 
 
+def _count_crossings(backend: Backend, geometry: tuple, n_faces: int, grid: CellCentres):
+    """Pass 1: crossings per row, int32 [ny * nz] on the device."""
+    nz, ny, _ = grid.shape_zyx
+    counts = backend.xp.zeros(ny * nz, dtype=np.int32)
+    backend.voxelize("vox_count", n_faces, *geometry, *grid.scalars(), counts)
+    return counts
+
+
 def row_crossing_counts(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
                         grid: CellCentres) -> np.ndarray:
     """Crossings of the surface by the +x ray of every row, int32 [nz, ny] on the device."""
-    xp = backend.xp
-    geometry = _geometry(backend, vertices_m, faces)
-    nz, ny, _ = grid.shape_zyx
-    counts = xp.zeros(ny * nz, dtype=np.int32)
-    backend.voxelize("vox_count", len(faces), *geometry, *grid.scalars(), counts)
-    return counts.reshape(nz, ny)
+    counts = _count_crossings(backend, _geometry(backend, vertices_m, faces), len(faces), grid)
+    return counts.reshape(grid.shape_zyx[0], grid.shape_zyx[1])
 
 
 def inside_mask(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
@@ -55,8 +59,7 @@ def inside_mask(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
     xp = backend.xp
     geometry = _geometry(backend, vertices_m, faces)
     nz, ny, nx = grid.shape_zyx
-    counts = xp.zeros(ny * nz, dtype=np.int32)
-    backend.voxelize("vox_count", len(faces), *geometry, *grid.scalars(), counts)
+    counts = _count_crossings(backend, geometry, len(faces), grid)
     row_start = xp.zeros(ny * nz + 1, dtype=np.int64)
     row_start[1:] = xp.cumsum(counts)
     hits = xp.zeros(max(int(row_start[-1]), 1), dtype=np.float64)

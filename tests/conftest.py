@@ -26,3 +26,13 @@ def make_case(**sections):
     from solver.config import merge_case
 
     return merge_case(sections, [])
+
+
+def read_vtk_xml(path):
+    """The data set in a VTK XML file (.vti image data or .vtp poly data), read by VTK itself."""
+    import vtk
+
+    reader = vtk.vtkXMLImageDataReader() if str(path).endswith(".vti") else vtk.vtkXMLPolyDataReader()
+    reader.SetFileName(str(path))
+    reader.Update()
+    return reader.GetOutput()

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, read_vtk_xml
 
 import run_case
 
@@ -39,15 +39,11 @@ def test_run_writes_every_output(tmp_path, capsys):
 
 
 def test_fields_vti_reads_back_in_metres(tmp_path):
-    import vtk
     from vtk.util.numpy_support import vtk_to_numpy
 
     out = tmp_path / "box"
     assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
-    reader = vtk.vtkXMLImageDataReader()
-    reader.SetFileName(str(out / "fields.vti"))
-    reader.Update()
-    image = reader.GetOutput()
+    image = read_vtk_xml(out / "fields.vti")
     dx = 0.4 / 8
     assert image.GetDimensions() == (48, 16, 10)  # 2.4 x 0.8 x 0.5 m at dx = 0.05 m
     assert image.GetSpacing() == pytest.approx((dx, dx, dx))
@@ -175,15 +171,11 @@ def test_user_mesh_errors_are_one_line(tmp_path, capsys):
 
 
 def test_surface_vtp_holds_cp_and_normals(tmp_path):
-    import vtk
     from vtk.util.numpy_support import vtk_to_numpy
 
     out = tmp_path / "box"
     assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
-    reader = vtk.vtkXMLPolyDataReader()
-    reader.SetFileName(str(out / "surface.vtp"))
-    reader.Update()
-    surface = reader.GetOutput()
+    surface = read_vtk_xml(out / "surface.vtp")
     points = vtk_to_numpy(surface.GetPoints().GetData())
     # The box in metres: x 0.6-1.0, y 0.3-0.5, z 0.03-0.18.
     assert points.min(axis=0) == pytest.approx([0.6, 0.3, 0.03]) and points.max(axis=0) == pytest.approx([1.0, 0.5, 0.18])

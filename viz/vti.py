@@ -1,8 +1,8 @@
 """VTK XML image data (.vti): uniform-grid fields that open in ParaView, written through VTK.
 
 Values sit on the image's points, which are the lattice cell centres; spacing and origin are in
-metres. Scalars are arrays [z, y, x]; vectors are [3, z, y, x]. The file is written under a
-temporary name and renamed.
+metres. Scalars are arrays [z, y, x]; vectors are [3, z, y, x]. The writer writes the path it is
+given; callers that need atomic files pass a temporary path and rename it.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
-
-from solver.atomic import atomic_path
 
 
 def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
@@ -43,8 +41,7 @@ def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
     writer.SetCompressorTypeToZLib()
     writer.SetDataModeToAppended()
     writer.EncodeAppendedDataOff()
-    with atomic_path(path) as tmp:
-        writer.SetFileName(str(tmp))
-        if writer.Write() != 1:
-            raise OSError(f"VTK could not write '{path}'")
+    writer.SetFileName(str(path))
+    if writer.Write() != 1:
+        raise OSError(f"VTK could not write '{path}'")
     return path
