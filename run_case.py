@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         surface_mesh = body_surface(case, sim, mesh)
         surface = None
         if surface_mesh is not None:
-            surface = surface_pressure(sim, result.fields, surface_mesh.vertices_m, surface_mesh.faces)
+            surface = surface_pressure(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
         info = write_run_files(out, case, sim, result, backend, surface)
         if surface is not None:
             arrays = {"Cp": surface.cp_vertices.astype(np.float32),
@@ -130,8 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         if case.output.fields:
             from viz.vti import write_vti
 
+            stride = case.output.stride
             write_atomically(out / "fields.vti", lambda tmp: write_vti(
-                tmp, sim.grid.dx_m, field_origin(sim), physical_fields(sim, result)))
+                tmp, sim.grid.dx_m * stride, field_origin(sim), physical_fields(sim, result, stride)))
     except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -100,6 +100,7 @@ class RunConfig:
 @dataclass
 class OutputConfig:
     fields: bool = True                     # write fields.vti
+    stride: int = 1                         # write every stride-th cell along each axis [-]
 
 
 @dataclass
@@ -243,6 +244,7 @@ def validate(case: CaseConfig) -> None:
     _require(run.average_steps >= 0, "run.average_steps", "must be >= 0")
     _require(run.sample_every >= 1, "run.sample_every", "must be >= 1")
     _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
+    _require(case.output.stride >= 1, "output.stride", "must be >= 1")
 
 
 def to_yaml(case: CaseConfig) -> str:

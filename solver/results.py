@@ -73,21 +73,43 @@ def forces_csv(sim: Simulation, result: RunResult) -> str:
     return buf.getvalue()
 
 
-def physical_fields(sim: Simulation, result: RunResult) -> dict[str, np.ndarray]:
-    """Velocity [m/s], gauge pressure p - p_ref [Pa] (p_ref at the outflow density) and the
-    solid flag (1 in the body) on the physical box's cells; walls lie outside the box."""
+def physical_fields(sim: Simulation, result: RunResult, stride: int = 1) -> dict[str, np.ndarray]:
+    """The fields for fields.vti on the physical box's cells (every stride-th cell along each
+    axis), arrays [z, y, x] or [3, z, y, x]: velocity [m/s], pressure p - p_inf [Pa], Cp,
+    vorticity magnitude [1/s] of the final state, the same with the suffix _mean for the
+    time average where the run averaged, and solid (1 in the body; walls lie outside the box)."""
+    from solver.surface import free_stream_pressure_pa
+
     inner = sim.grid.interior()
-    fields = result.fields
     u = sim.units
-    velocity = fields.velocity[(slice(None), *inner)] * u.velocity_scale
-    pressure = u.pressure_pa(fields.rho[inner])
-    solid = ((sim.flags_host[inner] & BODY) != 0).astype(np.uint8)
-    return {"velocity": velocity.astype(np.float32), "pressure": pressure.astype(np.float32),
-            "solid": solid}
+    q_inf = 0.5 * u.density_kg_m3 * u.speed_m_s**2
+    out: dict[str, np.ndarray] = {}
+    for suffix, fields in (("", result.fields), ("_mean", result.mean_fields)):
+        if fields is None:
+            continue
+        p_inf = free_stream_pressure_pa(sim, fields)
+        velocity = fields.velocity[(slice(None), *inner)] * u.velocity_scale
+        pressure = u.pressure_pa(fields.rho[inner]) - p_inf
+        out[f"velocity{suffix}"] = velocity[:, ::stride, ::stride, ::stride].astype(np.float32)
+        out[f"pressure{suffix}"] = pressure[::stride, ::stride, ::stride].astype(np.float32)
+        out[f"Cp{suffix}"] = (pressure / q_inf)[::stride, ::stride, ::stride].astype(np.float32)
+        out[f"vorticity{suffix}"] = vorticity_magnitude(velocity, u.dx_m)[::stride, ::stride, ::stride]
+    out["solid"] = ((sim.flags_host[inner] & BODY) != 0).astype(np.uint8)[::stride, ::stride, ::stride]
+    return out
+
+
+def vorticity_magnitude(velocity: np.ndarray, dx_m: float) -> np.ndarray:
+    """|curl u| [1/s] of velocity [3, z, y, x] in m/s by central differences (one-sided at the
+    box's faces), float32."""
+    grads = [np.gradient(velocity[c], dx_m, axis=(2, 1, 0)) for c in range(3)]  # d/dx, d/dy, d/dz
+    wx = grads[2][1] - grads[1][2]
+    wy = grads[0][2] - grads[2][0]
+    wz = grads[1][0] - grads[0][1]
+    return np.sqrt(wx * wx + wy * wy + wz * wz).astype(np.float32)
 
 
 def field_origin(sim: Simulation) -> list[float]:
-    """Centre of the first physical cell [m]."""
+    """Centre of the first physical cell [m] (also of every stride's first sample)."""
     return [float(sim.grid.origin_m[a] + 0.5 * sim.grid.dx_m) for a in range(3)]
 
 

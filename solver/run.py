@@ -73,8 +73,17 @@ class RunResult:
     cd: float
     cl: float
     force_mean: np.ndarray      # lattice units, over the reported window
-    fields: Fields              # time-averaged if samples were taken, else the final state
-    fields_averaged: bool
+    fields: Fields              # the final state
+    mean_fields: Optional[Fields]  # averaged over the averaging window's samples, if any
+
+    @property
+    def fields_averaged(self) -> bool:
+        return self.mean_fields is not None
+
+    @property
+    def best_fields(self) -> Fields:
+        """The time-averaged fields where the run averaged, else the final state."""
+        return self.mean_fields if self.mean_fields is not None else self.fields
     wall_seconds: float
     mlups: float
 
@@ -204,16 +213,15 @@ class Runner:
             window = history[-min(r.convergence.window_steps, len(history)):]
         force_mean = window.mean(axis=0)
         cd, cl = sim.coefficients(force_mean)
+        mean_fields = None
         if s.n_samples:
-            fields = Fields(rho=(s.rho_sum / s.n_samples).astype(np.float32),
-                            velocity=(s.velocity_sum / s.n_samples).astype(np.float32))
-        else:
-            fields = sim.fields()
+            mean_fields = Fields(rho=(s.rho_sum / s.n_samples).astype(np.float32),
+                                 velocity=(s.velocity_sum / s.n_samples).astype(np.float32))
         mlups = sim.grid.n_cells * steps_run / max(wall, 1e-9) / 1e6
         return RunResult(
             steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
             averaged_steps=len(history) - s.average_start if s.average_start is not None else 0,
             force_history=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
-            force_mean=force_mean, fields=fields, fields_averaged=s.n_samples > 0,
+            force_mean=force_mean, fields=sim.fields(), mean_fields=mean_fields,
             wall_seconds=wall, mlups=mlups,
         )

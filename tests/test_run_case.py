@@ -50,7 +50,7 @@ def test_fields_vti_reads_back_in_metres(tmp_path):
     assert image.GetOrigin() == pytest.approx((dx / 2, dx / 2, dx / 2))
     data = image.GetPointData()
     names = {data.GetArrayName(i) for i in range(data.GetNumberOfArrays())}
-    assert names == {"velocity", "pressure", "solid"}
+    assert names == {"velocity", "pressure", "Cp", "vorticity", "solid"}
     velocity = vtk_to_numpy(data.GetArray("velocity")).reshape(10, 16, 48, 3)
     solid = vtk_to_numpy(data.GetArray("solid")).reshape(10, 16, 48)
     # The box (solid = 1) spans x 0.6-1.0 m, y 0.3-0.5 m, z 0.03-0.18 m.

@@ -15,7 +15,8 @@ import numpy as np
 
 def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
               arrays: Mapping[str, np.ndarray]) -> Path:
-    """Write arrays as point data of an image with the given spacing and origin (metres)."""
+    """Write arrays as point data of an image with the given spacing and origin (metres).
+    Memory: VTK shares the arrays' buffers; only vectors are copied once, to interleave them."""
     import vtk
     from vtk.util.numpy_support import numpy_to_vtk
 
@@ -28,12 +29,14 @@ def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
     image.SetSpacing(spacing_m, spacing_m, spacing_m)
     image.SetOrigin(*map(float, origin_m))
     point_data = image.GetPointData()
+    keep = []  # VTK shares these buffers (no deep copy): keep them alive until written
     for name, a in arrays.items():
         if a.ndim == 4:
             flat = np.ascontiguousarray(np.moveaxis(a, 0, -1).reshape(-1, 3))
         else:
             flat = np.ascontiguousarray(a.reshape(-1))
-        vtk_array = numpy_to_vtk(flat, deep=True)
+        keep.append(flat)
+        vtk_array = numpy_to_vtk(flat, deep=False)
         vtk_array.SetName(name)
         point_data.AddArray(vtk_array)
     writer = vtk.vtkXMLImageDataWriter()
@@ -42,6 +45,8 @@ def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
     writer.SetDataModeToAppended()
     writer.EncodeAppendedDataOff()
     writer.SetFileName(str(path))
-    if writer.Write() != 1:
+    ok = writer.Write()
+    del keep
+    if ok != 1:
         raise OSError(f"VTK could not write '{path}'")
     return path
