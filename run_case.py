@@ -82,6 +82,37 @@ def write_atomically(target: Path, write) -> None:
         raise OutputError(f"cannot write '{target}': {exc}") from exc
 
 
+def snapshot_writer(case, sim: Simulation, out: Path):
+    """The run loop's snapshot callback: the instantaneous fields as snapshots/fields_<step>.vti."""
+    if not case.output.snapshot_every or not case.output.fields:
+        return None
+    from viz.vti import write_vti
+
+    stride = case.output.stride
+
+    def write(step: int) -> None:
+        arrays = physical_fields(sim, sim.fields(), stride=stride)
+        write_atomically(out / "snapshots" / f"fields_{step:08d}.vti", lambda tmp: write_vti(
+            tmp, sim.grid.dx_m * stride, field_origin(sim), arrays))
+
+    return write
+
+
+def write_collections(out: Path, sim: Simulation) -> None:
+    """fields.pvd over the snapshots present (a resumed run's too) and case.vtm with the fields
+    and the body."""
+    from viz.collections import write_pvd, write_vtm
+
+    snapshots = sorted((out / "snapshots").glob("fields_*.vti"))
+    if snapshots:
+        entries = [(int(p.stem.split("_")[1]) * sim.units.dt_s, f"snapshots/{p.name}") for p in snapshots]
+        write_atomically(out / "fields.pvd", lambda tmp: write_pvd(tmp, entries))
+    blocks = [(name, file) for name, file in (("fields", "fields.vti"), ("body", "surface.vtp"))
+              if (out / file).is_file()]
+    if blocks:
+        write_atomically(out / "case.vtm", lambda tmp: write_vtm(tmp, blocks))
+
+
 def body_surface(case, sim: Simulation, mesh: TriangleMesh | None) -> TriangleMesh | None:
     """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
     if mesh is not None or case.body.shape == "none":
@@ -110,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                  "dx %.4g m, dt %.4g s", case.name, backend.describe(), sim.grid.nx, sim.grid.ny,
                  sim.grid.nz, sim.grid.n_cells / 1e6, u.reynolds, u.mach, u.tau, u.dx_m, u.dt_s)
         progress = ProgressBar(case.run.max_steps)
-        runner = Runner(sim, out / "checkpoint", progress)
+        runner = Runner(sim, out / "checkpoint", progress, snapshot_writer(case, sim, out))
         if args.resume:
             runner.resume()
         try:
@@ -132,7 +163,13 @@ def main(argv: list[str] | None = None) -> int:
 
             stride = case.output.stride
             write_atomically(out / "fields.vti", lambda tmp: write_vti(
-                tmp, sim.grid.dx_m * stride, field_origin(sim), physical_fields(sim, result, stride)))
+                tmp, sim.grid.dx_m * stride, field_origin(sim),
+                physical_fields(sim, result.fields, result.mean_fields, stride)))
+        write_collections(out, sim)
+        if case.output.images:
+            from viz.pictures import draw_all
+
+            draw_all(out)
     except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

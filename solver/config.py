@@ -101,6 +101,8 @@ class RunConfig:
 class OutputConfig:
     fields: bool = True                     # write fields.vti
     stride: int = 1                         # write every stride-th cell along each axis [-]
+    snapshot_every: int = 0                 # a fields snapshot (snapshots/, fields.pvd) this often [steps]; 0 = none
+    images: bool = True                     # draw the pictures in images/ at the end
 
 
 @dataclass
@@ -245,6 +247,7 @@ def validate(case: CaseConfig) -> None:
     _require(run.sample_every >= 1, "run.sample_every", "must be >= 1")
     _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
     _require(case.output.stride >= 1, "output.stride", "must be >= 1")
+    _require(case.output.snapshot_every >= 0, "output.snapshot_every", "must be >= 0")
 
 
 def to_yaml(case: CaseConfig) -> str:

@@ -17,7 +17,7 @@ from solver.config import CaseConfig, to_yaml
 from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
-from solver.simulation import Simulation
+from solver.simulation import Fields, Simulation
 from solver.surface import SurfacePressure
 
 def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
@@ -73,23 +73,24 @@ def forces_csv(sim: Simulation, result: RunResult) -> str:
     return buf.getvalue()
 
 
-def physical_fields(sim: Simulation, result: RunResult, stride: int = 1) -> dict[str, np.ndarray]:
+def physical_fields(sim: Simulation, fields: Fields, mean_fields: Fields | None = None,
+                    stride: int = 1) -> dict[str, np.ndarray]:
     """The fields for fields.vti on the physical box's cells (every stride-th cell along each
     axis), arrays [z, y, x] or [3, z, y, x]: velocity [m/s], pressure p - p_inf [Pa], Cp,
-    vorticity magnitude [1/s] of the final state, the same with the suffix _mean for the
-    time average where the run averaged, and solid (1 in the body; walls lie outside the box)."""
+    vorticity magnitude [1/s] of fields, the same with the suffix _mean for mean_fields (the
+    time average, where the run averaged), and solid (1 in the body; walls lie outside the box)."""
     from solver.surface import free_stream_pressure_pa
 
     inner = sim.grid.interior()
     u = sim.units
     q_inf = 0.5 * u.density_kg_m3 * u.speed_m_s**2
     out: dict[str, np.ndarray] = {}
-    for suffix, fields in (("", result.fields), ("_mean", result.mean_fields)):
-        if fields is None:
+    for suffix, state in (("", fields), ("_mean", mean_fields)):
+        if state is None:
             continue
-        p_inf = free_stream_pressure_pa(sim, fields)
-        velocity = fields.velocity[(slice(None), *inner)] * u.velocity_scale
-        pressure = u.pressure_pa(fields.rho[inner]) - p_inf
+        p_inf = free_stream_pressure_pa(sim, state)
+        velocity = state.velocity[(slice(None), *inner)] * u.velocity_scale
+        pressure = u.pressure_pa(state.rho[inner]) - p_inf
         out[f"velocity{suffix}"] = velocity[:, ::stride, ::stride, ::stride].astype(np.float32)
         out[f"pressure{suffix}"] = pressure[::stride, ::stride, ::stride].astype(np.float32)
         out[f"Cp{suffix}"] = (pressure / q_inf)[::stride, ::stride, ::stride].astype(np.float32)

@@ -30,6 +30,8 @@ RUNAWAY_U_LATTICE = 0.4
 
 #: progress(step, max_steps, cd, steps_per_second)
 ProgressFn = Callable[[int, int, float, float], None]
+#: snapshot(step): called every output.snapshot_every steps; it reads what it needs from the sim
+SnapshotFn = Callable[[int], None]
 
 
 @dataclass
@@ -123,11 +125,12 @@ class Runner:
     """Drives one Simulation according to its case's ``run`` settings."""
 
     def __init__(self, sim: Simulation, checkpoint_dir: Path | None = None,
-                 progress: ProgressFn | None = None) -> None:
+                 progress: ProgressFn | None = None, snapshot: SnapshotFn | None = None) -> None:
         self.sim = sim
         self.case: CaseConfig = sim.case
         self.checkpoint_dir = checkpoint_dir
         self.progress = progress
+        self.snapshot = snapshot
         self.state = RunState()
 
     def resume(self) -> None:
@@ -141,8 +144,9 @@ class Runner:
     def _next_stop(self) -> int:
         r, s = self.case.run, self.state
         stops = [r.max_steps, (s.step // r.check_every + 1) * r.check_every]
-        if r.checkpoint_every:
-            stops.append((s.step // r.checkpoint_every + 1) * r.checkpoint_every)
+        for every in (r.checkpoint_every, self.case.output.snapshot_every if self.snapshot else 0):
+            if every:
+                stops.append((s.step // every + 1) * every)
         if s.phase == "average" and s.average_start is not None:
             offset = s.step - s.average_start
             stops.append(s.step + r.sample_every - offset % r.sample_every)
@@ -169,6 +173,9 @@ class Runner:
                     s.phase = "done"
             if check_due:
                 self._check(start_step, t0)
+            every = self.case.output.snapshot_every
+            if self.snapshot and every and s.step % every == 0:
+                self.snapshot(s.step)
             if checkpoint_due:
                 assert self.checkpoint_dir is not None
                 save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))

@@ -12,7 +12,7 @@ import run_case
 
 BOX = str(ROOT / "cases" / "windtunnel_box.yaml")
 SMALL = ["resolution.cells_per_length=8", "run.max_steps=300", "run.check_every=50",
-         "run.convergence.window_steps=100"]
+         "run.convergence.window_steps=100", "output.images=false"]
 
 
 def run(args: list[str]) -> int:
@@ -102,7 +102,7 @@ def test_resume_continues_bit_identically(tmp_path):
     """Stop at step 200 with a checkpoint, resume to 400: forces and fields equal a straight run
     to 400 bit for bit (same backend)."""
     common = [BOX, "resolution.cells_per_length=8", "run.check_every=50", "run.checkpoint_every=100",
-              "run.convergence.window_steps=1000", "--backend", "cpu"]
+              "run.convergence.window_steps=1000", "output.images=false", "--backend", "cpu"]
     straight, split = tmp_path / "straight", tmp_path / "split"
     assert run([*common, "run.max_steps=400", "--out", str(straight)]) == 0
     assert run([*common, "run.max_steps=200", "--out", str(split)]) == 0
@@ -114,7 +114,7 @@ def test_resume_continues_bit_identically(tmp_path):
 
 def test_resume_refuses_another_case(tmp_path, capsys):
     common = [BOX, "resolution.cells_per_length=8", "run.max_steps=100", "run.checkpoint_every=100",
-              "--backend", "cpu", "--out", str(tmp_path / "r")]
+              "output.images=false", "--backend", "cpu", "--out", str(tmp_path / "r")]
     assert run(common) == 0
     assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
     assert "different case" in capsys.readouterr().err
@@ -123,7 +123,7 @@ def test_resume_refuses_another_case(tmp_path, capsys):
 def test_damaged_checkpoint_is_one_line(tmp_path, capsys):
     out = tmp_path / "r"
     args = [BOX, "resolution.cells_per_length=8", "run.max_steps=100", "run.checkpoint_every=100",
-            "--backend", "cpu", "--out", str(out)]
+            "output.images=false", "--backend", "cpu", "--out", str(out)]
     assert run(args) == 0
     state = out / "checkpoint" / "state.npz"
     state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
@@ -140,7 +140,7 @@ def test_out_must_be_a_folder(tmp_path, capsys):
 
 
 MESH = str(ROOT / "cases" / "mesh.yaml")
-MESH_SMALL = ["resolution.cells_per_length=12", "run.max_steps=60", "run.check_every=20"]
+MESH_SMALL = ["resolution.cells_per_length=12", "run.max_steps=60", "run.check_every=20", "output.images=false"]
 
 
 def test_mesh_case_runs_on_the_shipped_stl(tmp_path):
@@ -191,7 +191,8 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
 def test_car_case_takes_parameter_overrides(tmp_path):
     out = tmp_path / "car"
     args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=10", "run.max_steps=40",
-            "run.check_every=20", "geometry.car.backlight_angle_deg=40", "--backend", "cpu", "--out", str(out)]
+            "run.check_every=20", "geometry.car.backlight_angle_deg=40", "output.images=false",
+            "--backend", "cpu", "--out", str(out)]
     assert run(args) == 0
     config = (out / "config.yaml").read_text()
     assert "backlight_angle_deg: 40.0" in config

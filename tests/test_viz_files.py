@@ -27,7 +27,7 @@ def averaged_run(cpu):
 def test_fields_vti_round_trip(tmp_path, averaged_run, stride):
     sim, result = averaged_run
     assert result.fields_averaged
-    arrays = physical_fields(sim, result, stride)
+    arrays = physical_fields(sim, result.fields, result.mean_fields, stride)
     assert {"velocity", "velocity_mean", "pressure_mean", "Cp", "Cp_mean", "vorticity_mean", "solid"} <= set(arrays)
     path = write_vti(tmp_path / "fields.vti", sim.grid.dx_m * stride, field_origin(sim), arrays)
     image = read_vtk_xml(path)
