@@ -62,11 +62,11 @@ class ProgressBar:
         eta = (total - step) / rate if rate > 0 else float("nan")
         if self.bar is not None:
             self.bar.n = step
-            self.bar.set_postfix_str(f"Cd {cd:.4f}, {rate:.0f} steps/s")
+            self.bar.set_postfix_str(f"mean Cd {cd:.4f}, {rate:.0f} steps/s")
             self.bar.refresh()
         elif step - self.last_logged >= total / 10 or step >= total:
             self.last_logged = step
-            log.info("step %d/%d  Cd %.4f  %.0f steps/s  ETA %.0f s", step, total, cd, rate, eta)
+            log.info("step %d/%d  mean Cd %.4f  %.0f steps/s  ETA %.0f s", step, total, cd, rate, eta)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -28,7 +28,7 @@ log = logging.getLogger(__name__)
 #: A lattice speed above this (Mach ~0.7) means the run has blown up.
 RUNAWAY_U_LATTICE = 0.4
 
-#: progress(step, max_steps, cd, steps_per_second)
+#: progress(step, max_steps, mean Cd over the last convergence window, steps_per_second)
 ProgressFn = Callable[[int, int, float, float], None]
 #: snapshot(step): called every output.snapshot_every steps; it reads what it needs from the sim
 SnapshotFn = Callable[[int], None]
@@ -190,7 +190,8 @@ class Runner:
         cd = sim.coefficients(s.recent_forces(2 * window))[:, 0]
         if self.progress:
             rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
-            self.progress(s.step, r.max_steps, float(cd[-1]) if cd.size else math.nan, rate)
+            recent = cd[-window:]
+            self.progress(s.step, r.max_steps, float(recent.mean()) if recent.size else math.nan, rate)
         has_body = sim.reference_area_m2 is not None
         if s.phase == "develop" and has_body and _converged(cd, window, r.convergence.tolerance):
             s.converged_step = s.step
