@@ -83,6 +83,25 @@ def _plotter(title: str):
     return plotter
 
 
+def _colour_bar(title: str) -> dict:
+    return {"title": title, "color": "black", "vertical": True}
+
+
+def _finish(plotter, out: Path, azimuth_deg: float | None) -> Path:
+    """Axes in metres, the view (side view along y, or isometric turned by azimuth_deg), save."""
+    plotter.show_bounds(xtitle="x [m]", ytitle="y [m]", ztitle="z [m]", color="black", location="outer")
+    if azimuth_deg is None:
+        plotter.view_xz()
+        plotter.camera.zoom(1.2)
+    else:
+        plotter.view_isometric()
+        plotter.camera.azimuth = azimuth_deg
+        plotter.reset_camera()
+    plotter.screenshot(out)
+    plotter.close()
+    return out
+
+
 def _speed_array(image) -> str:
     names = image.point_data.keys()
     velocity = "velocity_mean" if "velocity_mean" in names else "velocity"
@@ -99,18 +118,12 @@ def velocity_slice(fields_vti: Path, surface_vtp: Path | None, name: str, out: P
     centre = image.center
     section = image.slice(normal="y", origin=centre)
     plotter = _plotter(f"{name}: {label}velocity magnitude, mid-plane y = {centre[1]:.3g} m")
-    plotter.add_mesh(section, scalars="speed", cmap="viridis",
-                     scalar_bar_args={"title": "|u| [m/s]", "color": "black", "vertical": True})
+    plotter.add_mesh(section, scalars="speed", cmap="viridis", scalar_bar_args=_colour_bar("|u| [m/s]"))
     if surface_vtp is not None:
         outline = pv.read(surface_vtp).slice(normal="y", origin=centre)
         if outline.n_points:
             plotter.add_mesh(outline, color="white", line_width=3)
-    plotter.show_bounds(xtitle="x [m]", ytitle="y [m]", ztitle="z [m]", color="black", location="outer")
-    plotter.view_xz()
-    plotter.camera.zoom(1.2)
-    plotter.screenshot(out)
-    plotter.close()
-    return out
+    return _finish(plotter, out, None)
 
 
 def body_cp(surface_vtp: Path, name: str, out: Path) -> Path:
@@ -120,14 +133,8 @@ def body_cp(surface_vtp: Path, name: str, out: Path) -> Path:
     surface = pv.read(surface_vtp)
     plotter = _plotter(f"{name}: pressure coefficient on the body")
     plotter.add_mesh(surface, scalars="Cp", cmap="coolwarm", clim=[-1.5, 1.0], smooth_shading=True,
-                     scalar_bar_args={"title": "Cp [-]", "color": "black", "vertical": True})
-    plotter.show_bounds(xtitle="x [m]", ytitle="y [m]", ztitle="z [m]", color="black", location="outer")
-    plotter.view_isometric()
-    plotter.camera.azimuth = 180 + 45
-    plotter.reset_camera()
-    plotter.screenshot(out)
-    plotter.close()
-    return out
+                     scalar_bar_args=_colour_bar("Cp [-]"))
+    return _finish(plotter, out, 180 + 45)
 
 
 def streamlines(fields_vti: Path, surface_vtp: Path, name: str, out: Path) -> Path:
@@ -148,12 +155,6 @@ def streamlines(fields_vti: Path, surface_vtp: Path, name: str, out: Path) -> Pa
     plotter = _plotter(f"{name}: {label}streamlines")
     if lines.n_points:
         plotter.add_mesh(lines.tube(radius=0.004 * (bx1 - bx0)), scalars="speed", cmap="plasma",
-                         scalar_bar_args={"title": "|u| [m/s]", "color": "black", "vertical": True})
+                         scalar_bar_args=_colour_bar("|u| [m/s]"))
     plotter.add_mesh(body, color="lightgray", smooth_shading=True)
-    plotter.show_bounds(xtitle="x [m]", ytitle="y [m]", ztitle="z [m]", color="black", location="outer")
-    plotter.view_isometric()
-    plotter.camera.azimuth = 180 + 30
-    plotter.reset_camera()
-    plotter.screenshot(out)
-    plotter.close()
-    return out
+    return _finish(plotter, out, 180 + 30)
