@@ -4,7 +4,8 @@
     python run_case.py CASE.yaml [key=value ...] [--out DIR] [--backend auto|cpu|cuda] [--resume]
 
 Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti,
-surface.vtp (the body with Cp) and checkpoint/ when run.checkpoint_every > 0. A bad case ends with one line naming the key and
+surface.vtp (the body with Cp), case.vtm (both together), images/, and with the matching keys
+snapshots/ with fields.pvd and checkpoint/ (docs/output.md). A bad case ends with one line naming the key and
 exit code 2, before anything is written.
 """
 
@@ -12,8 +13,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import re
+import shutil
 import sys
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -21,9 +25,9 @@ from shapes.errors import MeshError
 from shapes.geometry_config import GeometryConfig, build_geometry
 from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
-from solver.atomic import atomic_path
+from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
-from solver.config import extended_schema, load_case
+from solver.config import CaseConfig, extended_schema, load_case
 from solver.errors import ConfigError, OutputError, SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
@@ -73,18 +77,12 @@ class ProgressBar:
             self.bar.close()
 
 
-def write_atomically(target: Path, write) -> None:
-    """write(tmp) into a temporary file beside target, renamed onto it when complete."""
-    try:
-        with atomic_path(target) as tmp:
-            write(tmp)
-    except OSError as exc:
-        raise OutputError(f"cannot write '{target}': {exc}") from exc
+SNAPSHOT = re.compile(r"fields_(\d{8})\.vti")
 
 
-def snapshot_writer(case, sim: Simulation, out: Path):
+def snapshot_writer(case: CaseConfig, sim: Simulation, out: Path) -> Callable[[int], None] | None:
     """The run loop's snapshot callback: the instantaneous fields as snapshots/fields_<step>.vti."""
-    if not case.output.snapshot_every or not case.output.fields:
+    if not case.output.snapshot_every:
         return None
     from viz.vti import write_vti
 
@@ -98,14 +96,24 @@ def snapshot_writer(case, sim: Simulation, out: Path):
     return write
 
 
+def clear_derived_outputs(out: Path) -> None:
+    """Before a fresh (not resumed) run into a used folder: remove what an earlier run derived,
+    so no collection or picture refers to another run's files."""
+    for name in ("fields.vti", "surface.vtp", "fields.pvd", "case.vtm"):
+        (out / name).unlink(missing_ok=True)
+    for folder in ("snapshots", "images"):
+        if (out / folder).is_dir():
+            shutil.rmtree(out / folder)
+
+
 def write_collections(out: Path, sim: Simulation) -> None:
-    """fields.pvd over the snapshots present (a resumed run's too) and case.vtm with the fields
-    and the body."""
+    """fields.pvd over this run's snapshots (a resumed run's earlier ones included) and case.vtm
+    with the fields and the body, where this run wrote them."""
     from viz.collections import write_pvd, write_vtm
 
-    snapshots = sorted((out / "snapshots").glob("fields_*.vti"))
-    if snapshots:
-        entries = [(int(p.stem.split("_")[1]) * sim.units.dt_s, f"snapshots/{p.name}") for p in snapshots]
+    steps = sorted(int(m[1]) for p in (out / "snapshots").glob("fields_*.vti") if (m := SNAPSHOT.fullmatch(p.name)))
+    if steps:
+        entries = [(step * sim.units.dt_s, f"snapshots/fields_{step:08d}.vti") for step in steps]
         write_atomically(out / "fields.pvd", lambda tmp: write_pvd(tmp, entries))
     blocks = [(name, file) for name, file in (("fields", "fields.vti"), ("body", "surface.vtp"))
               if (out / file).is_file()]
@@ -113,7 +121,18 @@ def write_collections(out: Path, sim: Simulation) -> None:
         write_atomically(out / "case.vtm", lambda tmp: write_vtm(tmp, blocks))
 
 
-def body_surface(case, sim: Simulation, mesh: TriangleMesh | None) -> TriangleMesh | None:
+def draw_pictures(out: Path) -> None:
+    """The pictures in images/; a failure to draw is a warning, not a lost run."""
+    from viz.pictures import draw_all
+
+    try:
+        draw_all(out)
+    except Exception as exc:  # VTK, matplotlib and the file system all have their own errors
+        log.warning("pictures not drawn (%s: %s); redraw with: python -m viz %s",
+                    type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "", out)
+
+
+def body_surface(case: CaseConfig, sim: Simulation, mesh: TriangleMesh | None) -> TriangleMesh | None:
     """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
     if mesh is not None or case.body.shape == "none":
         return mesh
@@ -140,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.4f, "
                  "dx %.4g m, dt %.4g s", case.name, backend.describe(), sim.grid.nx, sim.grid.ny,
                  sim.grid.nz, sim.grid.n_cells / 1e6, u.reynolds, u.mach, u.tau, u.dx_m, u.dt_s)
+        if not args.resume:
+            clear_derived_outputs(out)
         progress = ProgressBar(case.run.max_steps)
         runner = Runner(sim, out / "checkpoint", progress, snapshot_writer(case, sim, out))
         if args.resume:
@@ -167,9 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                 physical_fields(sim, result.fields, result.mean_fields, stride)))
         write_collections(out, sim)
         if case.output.images:
-            from viz.pictures import draw_all
-
-            draw_all(out)
+            draw_pictures(out)
     except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

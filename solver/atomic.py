@@ -7,7 +7,9 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
+
+from solver.errors import OutputError
 
 
 def _read_umask() -> int:
@@ -36,6 +38,16 @@ def atomic_path(target: Path) -> Iterator[Path]:
         Path(tmp).unlink(missing_ok=True)
 
 
+def write_atomically(target: Path, write: Callable[[Path], object]) -> None:
+    """Call write(tmp) on a temporary path beside target and rename it onto target when it
+    succeeds; a failure to write becomes an OutputError naming the file."""
+    try:
+        with atomic_path(target) as tmp:
+            write(tmp)
+    except OSError as exc:
+        raise OutputError(f"cannot write '{target}': {exc.strerror or exc}") from exc
+
+
 def write_text(target: Path, text: str) -> None:
-    with atomic_path(target) as tmp:
-        tmp.write_text(text)
+    """A text file, written atomically (OutputError on failure)."""
+    write_atomically(target, lambda tmp: tmp.write_text(text))

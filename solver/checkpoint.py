@@ -14,12 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from solver.atomic import atomic_path
 from omegaconf import OmegaConf
 
+from solver.atomic import write_atomically
 from solver.config import CaseConfig
-from solver.errors import CheckpointError, OutputError
+from solver.errors import CheckpointError
 
 if TYPE_CHECKING:
     from solver.run import RunState
@@ -58,11 +57,12 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
         arrays["rho_sum"] = s.rho_sum
         arrays["velocity_sum"] = s.velocity_sum
     target = folder / FILENAME
-    try:
-        with atomic_path(target) as tmp, open(tmp, "wb") as fh:
+
+    def save(tmp: Path) -> None:
+        with open(tmp, "wb") as fh:
             np.savez(fh, **arrays)
-    except OSError as exc:
-        raise OutputError(f"cannot write checkpoint '{target}': {exc.strerror or exc}") from exc
+
+    write_atomically(target, save)
     return target
 
 
@@ -92,7 +92,10 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
     if expected_hash != case_hash(case):
         raise CheckpointError(f"checkpoint '{path}' belongs to a different case configuration: "
                               "resume with the same case and overrides, or use another --out folder")
-    if populations.shape != (n_populations,) or len(state.force_history()) != state.step:
+    sums_fit = state.n_samples == 0 or (
+        state.rho_sum is not None and state.velocity_sum is not None
+        and state.velocity_sum.shape == (3, *state.rho_sum.shape))
+    if populations.shape != (n_populations,) or len(state.force_history()) != state.step or not sums_fit:
         raise CheckpointError(f"checkpoint '{path}' does not fit this grid: delete it and start "
                               "again without --resume")
     return Checkpoint(populations, state)

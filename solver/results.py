@@ -131,10 +131,7 @@ def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunRes
                     surface: SurfacePressure | None = None) -> dict:
     """config.yaml, forces.csv and summary.json; returns the summary."""
     info = summary(case, sim, result, backend, surface)
-    try:
-        write_text(out / "config.yaml", to_yaml(case))
-        write_text(out / "forces.csv", forces_csv(sim, result))
-        write_text(out / "summary.json", json.dumps(info, indent=2) + "\n")
-    except OSError as exc:
-        raise OutputError(f"cannot write results to '{out}': {exc.strerror or exc}") from exc
+    write_text(out / "config.yaml", to_yaml(case))
+    write_text(out / "forces.csv", forces_csv(sim, result))
+    write_text(out / "summary.json", json.dumps(info, indent=2) + "\n")
     return info

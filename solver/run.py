@@ -161,20 +161,22 @@ class Runner:
             forces = sim.advance(stop - s.step)
             s.forces.append(forces)
             s.step = stop
-            check_due = s.step % r.check_every == 0 or s.step >= r.max_steps
-            checkpoint_due = bool(self.checkpoint_dir and r.checkpoint_every
-                                  and s.step % r.checkpoint_every == 0)
-            if check_due or checkpoint_due:
-                check_health(sim, s, sim.fields(), forces)  # never checkpoint a dead state
             if s.phase == "average" and s.average_start is not None:
                 if (s.step - s.average_start) % r.sample_every == 0:
                     self._sample()
                 if s.step >= s.average_start + r.average_steps:
                     s.phase = "done"
+            check_due = s.step % r.check_every == 0 or s.step >= r.max_steps
+            checkpoint_due = bool(self.checkpoint_dir and r.checkpoint_every
+                                  and s.step % r.checkpoint_every == 0)
+            every = self.case.output.snapshot_every
+            snapshot_due = bool(self.snapshot and every and s.step % every == 0)
+            if check_due or checkpoint_due or snapshot_due or s.phase == "done":
+                check_health(sim, s, sim.fields(), forces)  # nothing dead is saved or written
             if check_due:
                 self._check(start_step, t0)
-            every = self.case.output.snapshot_every
-            if self.snapshot and every and s.step % every == 0:
+            if snapshot_due:
+                assert self.snapshot is not None
                 self.snapshot(s.step)
             if checkpoint_due:
                 assert self.checkpoint_dir is not None
@@ -196,7 +198,9 @@ class Runner:
         if s.phase == "develop" and has_body and _converged(cd, window, r.convergence.tolerance):
             s.converged_step = s.step
             log.info("Cd converged at step %d", s.step)
-            if r.average_steps > 0 and s.step < r.max_steps:
+            # Averaging starts even at the step limit, so a resumed run with a higher limit
+            # averages exactly as a straight run would.
+            if r.average_steps > 0:
                 s.phase, s.average_start = "average", s.step
             else:
                 s.phase = "done"
@@ -215,7 +219,7 @@ class Runner:
         s, r, sim = self.state, self.case.run, self.sim
         history = s.force_history()
         coeffs = sim.coefficients(history)
-        if s.average_start is not None:
+        if s.average_start is not None and s.average_start < len(history):
             window = history[s.average_start:]
         else:
             window = history[-min(r.convergence.window_steps, len(history)):]
@@ -228,7 +232,7 @@ class Runner:
         mlups = sim.grid.n_cells * steps_run / max(wall, 1e-9) / 1e6
         return RunResult(
             steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
-            averaged_steps=len(history) - s.average_start if s.average_start is not None else 0,
+            averaged_steps=max(len(history) - s.average_start, 0) if s.average_start is not None else 0,
             force_history=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
             force_mean=force_mean, fields=sim.fields(), mean_fields=mean_fields,
             wall_seconds=wall, mlups=mlups,

@@ -74,3 +74,15 @@ def test_vtm_opens_fields_and_body_together(results):
     assert blocks.GetNumberOfBlocks() == 2
     assert blocks.GetBlock(0).IsA("vtkImageData") and blocks.GetBlock(1).IsA("vtkPolyData")
     assert blocks.GetBlock(1).GetPointData().GetArray("Cp") is not None
+
+
+def test_a_fresh_run_leaves_no_collection_of_an_earlier_one(tmp_path):
+    out = tmp_path / "reuse"
+    base = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "run.max_steps=100",
+            "run.check_every=50", "output.images=false", "--backend", "cpu", "--out", str(out)]
+    assert run_case.main([*base, "output.snapshot_every=50"]) == 0
+    assert (out / "fields.pvd").is_file() and len(list((out / "snapshots").iterdir())) == 2
+    assert run_case.main([*base, "output.fields=false"]) == 0
+    assert not (out / "fields.pvd").exists() and not (out / "snapshots").exists()
+    assert not (out / "fields.vti").exists()
+    assert "fields.vti" not in (out / "case.vtm").read_text()
