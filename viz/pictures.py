@@ -127,14 +127,14 @@ def velocity_slice(fields_vti: Path, surface_vtp: Path | None, name: str, out: P
 
 
 def body_cp(surface_vtp: Path, name: str, out: Path) -> Path:
-    """The body coloured by Cp, seen from the front quarter."""
+    """The body coloured by Cp, seen from the front quarter (-x, -y, above)."""
     import pyvista as pv
 
     surface = pv.read(surface_vtp)
     plotter = _plotter(f"{name}: pressure coefficient on the body")
     plotter.add_mesh(surface, scalars="Cp", cmap="coolwarm", clim=[-1.5, 1.0], smooth_shading=True,
                      scalar_bar_args=_colour_bar("Cp [-]"))
-    return _finish(plotter, out, 180 + 45)
+    return _finish(plotter, out, 180)
 
 
 def streamlines(fields_vti: Path, surface_vtp: Path, name: str, out: Path) -> Path:
