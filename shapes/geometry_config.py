@@ -62,19 +62,24 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
             raise MeshError("geometry.path is empty: give the mesh file, e.g. geometry.path=my_car.stl")
         mesh = read_mesh(geometry.path, geometry.unit, geometry.downstream, geometry.up)
         name = geometry.path
-    elif geometry.source == "ahmed":
-        a = geometry.ahmed
-        mesh = AhmedBody(slant_deg=a.slant_deg, ground_clearance_m=a.ground_clearance_m,
-                         stilts=a.stilts, resolution=a.resolution).mesh()
-        name = "Ahmed body"
     else:
-        mesh = car_mesh(CarParameters(**asdict(geometry.car)))
-        name = "parametric car"
+        section = f"geometry.{geometry.source}"
+        try:
+            if geometry.source == "ahmed":
+                a = geometry.ahmed
+                mesh = AhmedBody(slant_deg=a.slant_deg, ground_clearance_m=a.ground_clearance_m,
+                                 stilts=a.stilts, resolution=a.resolution).mesh()
+            else:
+                mesh = car_mesh(CarParameters(**asdict(geometry.car)))
+        except MeshError as exc:
+            raise MeshError(f"{section}: {exc}") from exc
+        name = section
     check_mesh(mesh, name)
     return place(mesh, geometry.placement)
 
 
 def place(mesh: TriangleMesh, placement: PlacementConfig) -> TriangleMesh:
+    """The mesh moved as placement says (metres)."""
     lo, hi = mesh.bounds_m()
     offset = np.array([0.0, 0.0, placement.z_offset_m])
     if placement.nose_x_m is not None:

@@ -188,7 +188,7 @@ def validate(case: CaseConfig) -> None:
     _require_finite(case, "")
     f, d, b, r, run = case.flow, case.domain, case.body, case.resolution, case.run
     _require(bool(case.name) and "/" not in case.name, "name", "must be a non-empty name without '/'")
-    _require(f.speed_m_s > 0 and math.isfinite(f.speed_m_s), "flow.speed_m_s", "must be a positive speed in m/s")
+    _require(f.speed_m_s > 0, "flow.speed_m_s", "must be a positive speed in m/s")
     _require((f.nu_m2_s is None) != (f.reynolds is None), "flow.nu_m2_s",
              "and flow.reynolds: set exactly one of them")
     if f.nu_m2_s is not None:

@@ -26,7 +26,7 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
     pressure: its part of Cd and Cl, and the rest, reported as the viscous part (it also holds
     the difference between the two discretisations of the pressure force)."""
     u = sim.units
-    force_n = result.force_mean * u.force_scale_n
+    force_n = result.force_mean_lattice * u.force_scale_n
     split = {}
     if surface is not None:
         split = {"cd_pressure": surface.cd_pressure, "cd_viscous": result.cd - surface.cd_pressure,
@@ -64,7 +64,7 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
 
 def forces_csv(sim: Simulation, result: RunResult) -> str:
     """step, Fx, Fy, Fz [N], Cd, Cl per time step."""
-    f_n = result.force_history * sim.units.force_scale_n
+    f_n = result.force_history_lattice * sim.units.force_scale_n
     steps = np.arange(1, len(f_n) + 1)
     table = np.column_stack([steps, f_n, result.coefficients])
     buf = io.StringIO()

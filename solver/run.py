@@ -66,17 +66,22 @@ class RunState:
 
 @dataclass
 class RunResult:
+    """What a run produced: forces (lattice units) and coefficients per step, the reported
+    means, the fields, and how long it took."""
+
     steps: int
     converged: bool
     converged_step: Optional[int]
     averaged_steps: int
-    force_history: np.ndarray   # lattice units, [steps, 3]
+    force_history_lattice: np.ndarray   # [steps, 3]
     coefficients: np.ndarray    # [steps, 2]: Cd, Cl
     cd: float
     cl: float
-    force_mean: np.ndarray      # lattice units, over the reported window
+    force_mean_lattice: np.ndarray      # over the reported window
     fields: Fields              # the final state
     mean_fields: Optional[Fields]  # averaged over the averaging window's samples, if any
+    wall_seconds: float
+    mlups: float
 
     @property
     def fields_averaged(self) -> bool:
@@ -86,11 +91,10 @@ class RunResult:
     def best_fields(self) -> Fields:
         """The time-averaged fields where the run averaged, else the final state."""
         return self.mean_fields if self.mean_fields is not None else self.fields
-    wall_seconds: float
-    mlups: float
 
 
 def likely_cause(sim: Simulation) -> str:
+    """The setting most likely to blame for a blow-up, and what to change."""
     u = sim.units
     if sim.case.resolution.smagorinsky_cs == 0.0 and u.tau < 0.55:
         return (f"tau = {u.tau:.4f} is close to 1/2 without a subgrid model: set "
@@ -154,6 +158,8 @@ class Runner:
         return min(stops)
 
     def run(self) -> RunResult:
+        """Step until converged and averaged, or the step limit; checks, snapshots and
+        checkpoints on their step multiples."""
         r, s, sim = self.case.run, self.state, self.sim
         start_step, t0 = s.step, time.perf_counter()
         while s.phase != "done" and s.step < r.max_steps:
@@ -233,7 +239,7 @@ class Runner:
         return RunResult(
             steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
             averaged_steps=max(len(history) - s.average_start, 0) if s.average_start is not None else 0,
-            force_history=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
-            force_mean=force_mean, fields=sim.fields(), mean_fields=mean_fields,
+            force_history_lattice=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
+            force_mean_lattice=force_mean, fields=sim.fields(), mean_fields=mean_fields,
             wall_seconds=wall, mlups=mlups,
         )

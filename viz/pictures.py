@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-SIZE = (1200, 800)  # pixels
+SIZE_PX = (1200, 800)
 
 
 def draw_all(folder: Path) -> list[Path]:
@@ -44,12 +44,11 @@ def cd_history(forces_csv: Path, summary: dict, out: Path) -> Path:
     import matplotlib.pyplot as plt
 
     data = np.loadtxt(forces_csv, delimiter=",", skiprows=1, ndmin=2)
-    fig, ax = plt.subplots(figsize=(SIZE[0] / 100, SIZE[1] / 100), dpi=100)
+    fig, ax = plt.subplots(figsize=(SIZE_PX[0] / 100, SIZE_PX[1] / 100), dpi=100)
     ax.plot(data[:, 0], data[:, 4], lw=0.5, color="tab:blue", alpha=0.25, label="Cd per step")
     window = max(1, min(len(data) // 20, 200))
-    if len(data) >= window:
-        mean = np.convolve(data[:, 4], np.ones(window) / window, mode="valid")
-        ax.plot(data[window - 1:, 0], mean, lw=1.5, color="tab:blue", label=f"mean of the last {window} steps")
+    mean = np.convolve(data[:, 4], np.ones(window) / window, mode="valid")
+    ax.plot(data[window - 1:, 0], mean, lw=1.5, color="tab:blue", label=f"mean of the last {window} steps")
     steps = summary["steps"]
     if summary.get("averaged_steps"):
         start = steps - summary["averaged_steps"]
@@ -77,7 +76,7 @@ def _plotter(title: str):
     import pyvista as pv
 
     pv.OFF_SCREEN = True
-    plotter = pv.Plotter(off_screen=True, window_size=SIZE)
+    plotter = pv.Plotter(off_screen=True, window_size=SIZE_PX)
     plotter.set_background("white")
     plotter.add_text(title, font_size=12, color="black")
     return plotter
@@ -102,11 +101,12 @@ def _finish(plotter, out: Path, azimuth_deg: float | None) -> Path:
     return out
 
 
-def _speed_array(image) -> str:
-    names = image.point_data.keys()
-    velocity = "velocity_mean" if "velocity_mean" in names else "velocity"
+def _velocity(image) -> tuple[str, str]:
+    """The velocity array to show (time-averaged where there is one), after adding its
+    magnitude as `speed`; and the words for the title."""
+    velocity = "velocity_mean" if "velocity_mean" in image.point_data.keys() else "velocity"
     image.point_data["speed"] = np.linalg.norm(image.point_data[velocity], axis=1)
-    return "time-averaged " if velocity.endswith("_mean") else ""
+    return velocity, "time-averaged " if velocity.endswith("_mean") else ""
 
 
 def velocity_slice(fields_vti: Path, surface_vtp: Path | None, name: str, out: Path) -> Path:
@@ -114,7 +114,7 @@ def velocity_slice(fields_vti: Path, surface_vtp: Path | None, name: str, out: P
     import pyvista as pv
 
     image = pv.read(fields_vti)
-    label = _speed_array(image)
+    _, label = _velocity(image)
     centre = image.center
     section = image.slice(normal="y", origin=centre)
     plotter = _plotter(f"{name}: {label}velocity magnitude, mid-plane y = {centre[1]:.3g} m")
@@ -142,8 +142,7 @@ def streamlines(fields_vti: Path, surface_vtp: Path, name: str, out: Path) -> Pa
     import pyvista as pv
 
     image = pv.read(fields_vti)
-    label = _speed_array(image)
-    vectors = "velocity_mean" if "velocity_mean" in image.point_data.keys() else "velocity"
+    vectors, label = _velocity(image)
     image.set_active_vectors(vectors)
     body = pv.read(surface_vtp)
     bx0, bx1, by0, by1, bz0, bz1 = body.bounds
