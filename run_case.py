@@ -28,7 +28,7 @@ from shapes.solids import primitive_surface
 from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
 from solver.config import CaseConfig, extended_schema, load_case
-from solver.errors import ConfigError, OutputError, SlipstreamError
+from solver.errors import ConfigError, SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation

@@ -50,7 +50,6 @@ class AhmedBody:
         L, W, H, R = self.length_m, self.width_m, self.height_m, self.front_radius_m
         phi = math.radians(self.slant_deg)
         slant_dx = self.slant_length_m * math.cos(phi)
-        slant_dz = self.slant_length_m * math.sin(phi)
         nose = R * (1 - np.cos(np.linspace(0, math.pi / 2, self.resolution + 1)))  # 0 .. R, dense at the tip
         stations = np.concatenate([nose, [L - slant_dx, L]])
         inset = R - np.sqrt(np.maximum(R**2 - (R - np.minimum(stations, R)) ** 2, 0.0))

@@ -20,6 +20,7 @@ from solver.run import RunResult
 from solver.simulation import Fields, Simulation
 from solver.surface import SurfacePressure
 
+
 def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
             surface: SurfacePressure | None = None) -> dict:
     """The run's figures for summary.json (forces in N, the rest as named). With the surface

@@ -96,8 +96,8 @@ class CudaBackend(Backend):
         self._step(
             grid, (STEP_THREADS_X,),
             (f_src, f_dst, args.flags, args.u_inlet, args.boundary_index, args.cell_force,
-             args.link_q, np.int32(args.interpolated), np.int32(args.nx), np.int32(args.ny), np.int32(args.nz), np.int64(args.plane_stride),
-             args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
+             args.link_q, np.int32(args.interpolated), np.int32(args.nx), np.int32(args.ny),
+             np.int32(args.nz), np.int64(args.plane_stride), args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
         )
         self._cp.sum(args.cell_force, axis=0, out=force)  # a tree reduction without atomics
 
