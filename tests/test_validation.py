@@ -153,3 +153,17 @@ def test_mass_conservation_closed_periodic_box(cpu):
     mass1 = float(np.sum(rho[fluid], dtype=np.float64))
     print(f"measured: relative mass drift over 1000 steps {abs(mass1 - mass0) / mass0:.2e}")
     assert abs(mass1 - mass0) / mass0 < 1e-5
+
+
+@pytest.mark.slow
+def test_schaefer_turek_2d1_interpolated_at_40_cells(cpu, schaefer_turek_2d1):
+    """2D-1 with interpolated bounce-back at D = 40 cells (slab one cell thick): Cd within 1% of
+    5.58 and Cl within 20% of 0.0106, and Cd no farther from 5.58 than at D = 20 (about 25 s)."""
+    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml",
+                     ["resolution.cells_per_length=40", "domain.size_m=[2.2,0.41,0.0025]"])
+    result = Runner(Simulation(case, cpu)).run()
+    print(f"measured: 2D-1 interpolated, D = 40: Cd {result.cd:.4f} Cl {result.cl:.5f}")
+    assert result.converged
+    assert result.cd == pytest.approx(5.58, rel=0.01)
+    assert result.cl == pytest.approx(0.0106, rel=0.20)
+    assert abs(result.cd - 5.58) <= abs(schaefer_turek_2d1("interpolated").cd - 5.58)
