@@ -25,7 +25,7 @@ section between two stations is convex too; tests check 64 Sobol samples of the 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -210,9 +210,3 @@ def _glasshouse_weight(c: CarParameters, x: np.ndarray) -> np.ndarray:
     rise = smoothstep((x - st.x_hood) / (st.x_roof - st.x_hood))
     fall = 1 - smoothstep((x - st.x_back) / (st.x_deck - st.x_back))
     return rise * fall
-
-
-def parameter_table() -> list[dict]:
-    """The parameters as rows (name, unit, low, high, baseline, meaning) for docs and configs."""
-    return [asdict(p) for p in PARAMETERS]
-

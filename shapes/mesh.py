@@ -31,11 +31,6 @@ class TriangleMesh:
     vertices_m: np.ndarray
     faces: np.ndarray
 
-    def face_normals(self) -> np.ndarray:
-        """Unit outward normals [m, 3]."""
-        n = self._cross()
-        return n / np.linalg.norm(n, axis=1, keepdims=True)
-
     def face_areas_m2(self) -> np.ndarray:
         return 0.5 * np.linalg.norm(self._cross(), axis=1)
 
@@ -55,9 +50,9 @@ class TriangleMesh:
     def bounds_m(self) -> tuple[np.ndarray, np.ndarray]:
         return self.vertices_m.min(axis=0), self.vertices_m.max(axis=0)
 
-    def transformed(self, scale: float = 1.0, offset_m: np.ndarray | None = None) -> "TriangleMesh":
-        v = self.vertices_m * scale + (np.zeros(3) if offset_m is None else offset_m)
-        return TriangleMesh(v, self.faces)
+    def transformed(self, offset_m: np.ndarray) -> "TriangleMesh":
+        """The mesh moved by offset_m [m]."""
+        return TriangleMesh(self.vertices_m + offset_m, self.faces)
 
     def _cross(self) -> np.ndarray:
         a, b, c = (self.vertices_m[self.faces[:, i]] for i in range(3))

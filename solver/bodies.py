@@ -15,7 +15,7 @@ from solver.backends import Backend
 from solver.config import CaseConfig
 from solver.errors import ConfigError
 from solver.geometry import Primitive
-from solver.grid import Grid
+from solver.grid import Grid, links_into_body
 from solver.voxelize import CellCentres, frontal_area_m2, inside_mask, link_fractions
 
 log = logging.getLogger(__name__)
@@ -58,16 +58,14 @@ class PrimitiveBody(Body):
 
     def wall_fractions(self, grid: Grid, flags: np.ndarray, slot: np.ndarray) -> np.ndarray:
         cells = np.argwhere(slot >= 0)  # [n, 3] as (z, y, x), in slot order
-        fractions = np.zeros((len(cells), 18), dtype=np.float32)
+        into = links_into_body(slot, (flags & lattice.BODY) != 0)
+        fractions = np.zeros(into.shape, dtype=np.float32)
         centres = np.stack([grid.centers(0)[cells[:, 2]], grid.centers(1)[cells[:, 1]],
                             grid.centers(2)[cells[:, 0]]], axis=1)
-        shape = np.array(grid.shape_zyx)
         for q in range(1, 19):
-            c = lattice.C[q]
-            source = (cells - c[::-1]) % shape
-            in_body = (flags[source[:, 0], source[:, 1], source[:, 2]] & lattice.BODY) != 0
+            in_body = into[:, q - 1]
             if np.any(in_body):
-                link = np.broadcast_to(-c * grid.dx_m, (int(in_body.sum()), 3)).astype(float)
+                link = np.broadcast_to(-lattice.C[q] * grid.dx_m, (int(in_body.sum()), 3)).astype(float)
                 fractions[in_body, q - 1] = self.primitive.wall_fraction(centres[in_body], link)
         return fractions
 

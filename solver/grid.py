@@ -118,6 +118,18 @@ def body_neighbour_index(flags: np.ndarray) -> np.ndarray:
     return index
 
 
+def links_into_body(slot: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """bool [n_slots, 18]: link q = 1..18 of each slot's cell (slot order) has its source cell
+    x - c_q in the body (body: bool [z, y, x]); with periodic wrap, as the kernels stream."""
+    cells = np.argwhere(slot >= 0)  # slot order is flat-index order
+    shape = np.array(slot.shape)
+    out = np.zeros((len(cells), 18), dtype=bool)
+    for q in range(1, 19):
+        source = (cells - lattice.C[q][::-1]) % shape
+        out[:, q - 1] = body[source[:, 0], source[:, 1], source[:, 2]]
+    return out
+
+
 def wall_mask(flags: np.ndarray) -> np.ndarray:
     """Cells that are walls of any kind (no-slip, free-slip, moving): no fluid lives there."""
     types = flags & TYPE_MASK

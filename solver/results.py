@@ -18,7 +18,7 @@ from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
 from solver.simulation import Fields, Simulation
-from solver.surface import SurfacePressure
+from solver.surface import SurfacePressure, free_stream_pressure_pa
 
 
 def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
@@ -80,8 +80,6 @@ def physical_fields(sim: Simulation, fields: Fields, mean_fields: Fields | None 
     axis), arrays [z, y, x] or [3, z, y, x]: velocity [m/s], pressure p - p_inf [Pa], Cp,
     vorticity magnitude [1/s] of fields, the same with the suffix _mean for mean_fields (the
     time average, where the run averaged), and solid (1 in the body; walls lie outside the box)."""
-    from solver.surface import free_stream_pressure_pa
-
     inner = sim.grid.interior()
     u = sim.units
     q_inf = 0.5 * u.density_kg_m3 * u.speed_m_s**2

@@ -32,12 +32,11 @@ class SurfacePressure:
     cl_pressure: float
 
 
-def sample_pressure_pa(sim: Simulation, fields: Fields, points_m: np.ndarray, normals: np.ndarray) -> np.ndarray:
-    """Gauge pressure p - p_ref [Pa] (p_ref: lattice density 1) on the surface at the points:
-    sampled 0.5 and 1.5 cells out along the normals and extrapolated linearly to the wall; where
-    only one sample finds fluid around it, that sample."""
-    p_cells = sim.units.pressure_pa(fields.rho)
-    fluid = ~wall_mask(sim.flags_host)
+def sample_pressure_pa(sim: Simulation, p_cells: np.ndarray, fluid: np.ndarray, points_m: np.ndarray,
+                       normals: np.ndarray) -> np.ndarray:
+    """Gauge pressure on the surface at the points, from the cells' pressure p_cells [Pa] where
+    fluid [z, y, x]: sampled 0.5 and 1.5 cells out along the normals and extrapolated linearly
+    to the wall; where only one sample finds fluid around it, that sample."""
     near, far = (_trilinear(sim, p_cells, fluid, points_m + d * sim.grid.dx_m * normals) for d in (0.5, 1.5))
     wall = near + 0.5 * (near - far)
     return np.where(np.isfinite(wall), wall, np.where(np.isfinite(near), near, far))
@@ -88,8 +87,10 @@ def surface_pressure(sim: Simulation, fields: Fields, vertices_m: np.ndarray, fa
         np.add.at(vertex_normal, faces[:, i], cross)
     vertex_normal /= np.maximum(np.linalg.norm(vertex_normal, axis=1, keepdims=True), 1e-300)
     p_inf = free_stream_pressure_pa(sim, fields)
-    p_faces = sample_pressure_pa(sim, fields, (a + b + c) / 3, face_normal) - p_inf
-    p_vertices = sample_pressure_pa(sim, fields, vertices_m, vertex_normal) - p_inf
+    p_cells = sim.units.pressure_pa(fields.rho)
+    fluid = ~wall_mask(sim.flags_host)
+    p_faces = sample_pressure_pa(sim, p_cells, fluid, (a + b + c) / 3, face_normal) - p_inf
+    p_vertices = sample_pressure_pa(sim, p_cells, fluid, vertices_m, vertex_normal) - p_inf
     known = np.isfinite(p_faces)
     if not known.all():
         log.warning("%d faces (%.2g%% of the area) found no fluid to sample and are left out of "

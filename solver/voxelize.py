@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.backends import Backend
+from solver.grid import links_into_body
 
 #: Placeholder for "no crossing found" in the wall fractions, above any real fraction.
 _NO_HIT = 2.0
@@ -76,35 +77,19 @@ def link_fractions(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
     body cells, where slot [nz, ny, nx] numbers the fluid cells next to the body (-1 elsewhere)
     and body [nz, ny, nx] marks the body's cells. Links into the body that no triangle crosses
     (possible only where the surface passes within round-off of a cell centre) get 1/2, the
-    halfway wall; their count is returned beside the fractions."""
+    halfway wall (as do links wrapped across a periodic face: the mesh is not wrapped); their
+    count is returned beside the fractions."""
     xp = backend.xp
     n_slots = int(slot.max()) + 1
     bits = xp.full(n_slots * 18, np.float32(_NO_HIT).view(np.int32), dtype=np.int32)
     backend.voxelize("vox_links", len(faces), *_geometry(backend, vertices_m, faces), *grid.scalars(),
                      backend.asarray(slot.astype(np.int32)), backend.asarray(body.astype(np.uint8)), bits)
     q = backend.to_host(bits).view(np.float32).reshape(n_slots, 18).copy()
-    into_body = _links_into_body(slot, body)
+    into_body = links_into_body(slot, body)
     missing = into_body & (q >= _NO_HIT)
     q[missing] = 0.5
     q[~into_body] = 0.0
     return q, int(missing.sum())
-
-
-def _links_into_body(slot: np.ndarray, body: np.ndarray) -> np.ndarray:
-    """bool [n_slots, 18]: link q + 1 of each slot's cell has its source cell in the body (no
-    wrap: bodies do not cross periodic faces)."""
-    from solver.lattice import C
-
-    cells = np.argwhere(slot >= 0)  # slot order is flat-index order
-    shape = np.array(slot.shape)
-    out = np.zeros((len(cells), 18), dtype=bool)
-    for q in range(1, 19):
-        source = cells - C[q][::-1]
-        ok = np.all((source >= 0) & (source < shape), axis=1)
-        hit = np.zeros(len(cells), dtype=bool)
-        hit[ok] = body[source[ok, 0], source[ok, 1], source[ok, 2]] != 0
-        out[:, q - 1] = hit
-    return out
 
 
 def frontal_area_m2(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray, y_range_m: tuple[float, float],
