@@ -22,22 +22,19 @@ from typing import Callable
 import numpy as np
 
 from shapes.errors import MeshError
-from shapes.geometry_config import GeometryConfig, build_geometry
 from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
 from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
-from solver.config import CaseConfig, extended_schema, load_case
-from solver.errors import ConfigError, SlipstreamError
+from solver.config import CaseConfig, load_case
+from solver.errors import SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation
 from solver.surface import surface_pressure
+from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
 log = logging.getLogger("run_case")
-
-#: The solver's case schema plus the geometry section, which shapes/ turns into a mesh.
-CASE_SCHEMA = extended_schema({"geometry": GeometryConfig})
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -149,10 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         case = load_case(args.case, args.overrides, schema=CASE_SCHEMA)
         out = Path(args.out) if args.out else Path("results") / case.name
         check_output_folder(out)
-        mesh = build_geometry(case.geometry)
-        if (mesh is None) != (case.body.shape != "mesh"):
-            raise ConfigError("body.shape 'mesh' and a geometry.source other than 'none' go together: "
-                              "set both, or neither")
+        mesh = case_mesh(case)
         backend = select_backend(args.backend)
         sim = Simulation(case, backend, mesh)
         u = sim.units

@@ -17,6 +17,7 @@ import numpy as np
 from shapes.errors import MeshError
 from shapes.loft import loft, rectangle_ring
 from shapes.mesh import TriangleMesh
+from shapes.parameters import Parameter
 from shapes.solids import cylinder_along
 
 STILT_X_M = (0.372, 0.842)
@@ -24,6 +25,11 @@ STILT_Y_M = 0.1635
 STILT_RADIUS_M = 0.015
 #: Gap between a stilt's top and the body: the two stay separate closed surfaces.
 STILT_GAP_M = 1e-4
+
+#: The Ahmed family's design parameter: the rear slant, the variable of Ahmed et al.'s study.
+PARAMETERS: tuple[Parameter, ...] = (
+    Parameter("slant_deg", "deg", 0.0, 40.0, 25.0, "rear slant angle from the horizontal"),
+)
 
 
 @dataclass(frozen=True)

@@ -32,16 +32,7 @@ import numpy as np
 from shapes.errors import MeshError
 from shapes.loft import loft
 from shapes.mesh import TriangleMesh
-
-
-@dataclass(frozen=True)
-class Parameter:
-    name: str
-    unit: str
-    low: float
-    high: float
-    baseline: float
-    meaning: str
+from shapes.parameters import Parameter
 
 
 PARAMETERS: tuple[Parameter, ...] = (

@@ -11,12 +11,18 @@ from typing import Optional
 
 import numpy as np
 
+from shapes import ahmed, car
 from shapes.ahmed import AhmedBody
 from shapes.car import PARAMETERS, CarParameters, car_mesh
 from shapes.errors import MeshError
 from shapes.mesh import TriangleMesh, check_mesh, read_mesh
+from shapes.parameters import Parameter
 
 SOURCES = ("none", "file", "ahmed", "car")
+
+#: The parametric shape families a sweep or an optimizer searches: geometry.source -> its
+#: design parameters, each a key under geometry.<family>.
+FAMILIES: dict[str, tuple[Parameter, ...]] = {"car": car.PARAMETERS, "ahmed": ahmed.PARAMETERS}
 
 #: The parametric car's keys (geometry.car.*), one per design parameter, defaulting to the
 #: baseline; units and bounds in shapes/car.py's PARAMETERS and docs/geometry.md.
@@ -76,6 +82,17 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
         name = section
     check_mesh(mesh, name)
     return place(mesh, geometry.placement)
+
+
+def family_overrides(family: str, values: dict[str, float]) -> list[str]:
+    """The case overrides (key=value) that select a shape family and set its parameters."""
+    if family not in FAMILIES:
+        raise MeshError(f"shape family '{family}' is unknown: use one of {tuple(FAMILIES)}")
+    known = {p.name for p in FAMILIES[family]}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise MeshError(f"{family} has no parameter {unknown[0]}: use one of {sorted(known)}")
+    return [f"geometry.source={family}"] + [f"geometry.{family}.{k}={float(v)!r}" for k, v in values.items()]
 
 
 def place(mesh: TriangleMesh, placement: PlacementConfig) -> TriangleMesh:

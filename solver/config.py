@@ -127,22 +127,27 @@ def load_case(path: str | Path, overrides: list[str] | None = None,
               schema: type = CaseConfig) -> CaseConfig:
     """Read a case YAML, apply ``key=value`` overrides and validate. Raises ConfigError.
     schema: CaseConfig, or one made by extended_schema."""
+    return merge_case(read_yaml(path, "case"), overrides or [], source=str(path), schema=schema)
+
+
+def read_yaml(path: str | Path, what: str) -> DictConfig:
+    """The top-level mapping of a YAML file (a case, a sweep, ...). Raises ConfigError."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"case file '{path}' does not exist: give the path of a case YAML")
+        raise ConfigError(f"{what} file '{path}' does not exist: give the path of a {what} YAML")
     try:
         user = OmegaConf.load(path)
     except Exception as exc:  # yaml's scanner and parser errors
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ConfigError(f"case file '{path}' is not valid YAML ({reason}): fix its syntax") from exc
+        raise ConfigError(f"{what} file '{path}' is not valid YAML ({reason}): fix its syntax") from exc
     if not isinstance(user, DictConfig):
-        raise ConfigError(f"case file '{path}' must hold a mapping of keys at the top level")
-    return merge_case(user, overrides or [], source=str(path), schema=schema)
+        raise ConfigError(f"{what} file '{path}' must hold a mapping of keys at the top level")
+    return user
 
 
-def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "config",
-               schema: type = CaseConfig) -> CaseConfig:
-    """Merge a user mapping and dot-list overrides onto the defaults, then validate."""
+def merge_config(schema: type, user: DictConfig | dict, overrides: list[str], source: str = "config") -> object:
+    """The structured config schema with a user mapping and dot-list overrides merged on top,
+    as a dataclass instance (types checked, ranges not). Raises ConfigError naming the key."""
     try:
         merged = OmegaConf.merge(OmegaConf.structured(schema), user)
     except OmegaConfBaseException as exc:
@@ -154,7 +159,13 @@ def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "con
             merged = OmegaConf.merge(merged, OmegaConf.from_dotlist([item]))
         except OmegaConfBaseException as exc:
             raise ConfigError(_omegaconf_message(exc, f"override '{item}'")) from exc
-    case: CaseConfig = OmegaConf.to_object(merged)  # type: ignore[assignment]
+    return OmegaConf.to_object(merged)
+
+
+def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "config",
+               schema: type = CaseConfig) -> CaseConfig:
+    """Merge a user mapping and dot-list overrides onto the defaults, then validate."""
+    case: CaseConfig = merge_config(schema, user, overrides, source)  # type: ignore[assignment]
     validate(case)
     return case
 

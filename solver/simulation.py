@@ -48,6 +48,8 @@ class Simulation:
             raise ConfigError(f"body.shape '{case.body.shape}' covers no cell centre at dx = "
                               f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
                               "body.center_m against the domain")
+        if self.body is not None:
+            check_body_clear_of_moving_walls(case, self.grid, self.flags_host)
         lo = np.asarray(case.domain.origin_m, float)
         hi = lo + np.asarray(case.domain.size_m, float)
         if case.body.reference_area_m2 is not None:
@@ -158,6 +160,25 @@ class Simulation:
         area_lattice = self.reference_area_m2 / self.units.dx_m**2
         q = 0.5 * self.units.u_lattice**2 * area_lattice
         return np.stack([force_lattice[..., 0] / q, force_lattice[..., self.lift_axis] / q], axis=-1)
+
+
+def check_body_clear_of_moving_walls(case: CaseConfig, grid: Grid, flags: np.ndarray) -> None:
+    """Refuse a body whose cells touch a moving wall (the rolling road): where no fluid cell lies
+    between them, the wall would slide along the body itself. This happens when the gap under the
+    body is less than half a cell; ConfigError names the gap and the fix."""
+    faces = vars(case.domain.boundaries)
+    for axis, name in enumerate(AXES):
+        for side, ghosts in (("min", grid.ghost_lo[axis]), ("max", grid.ghost_hi[axis])):
+            if faces[f"{name}_{side}"] != "moving":
+                continue
+            n = (grid.nx, grid.ny, grid.nz)[axis]
+            index = ghosts if side == "min" else n - 1 - ghosts
+            plane = np.take(flags, index, axis=2 - axis)
+            if np.any(plane & lattice.BODY):
+                raise ConfigError(
+                    f"the body touches the moving wall {name}_{side} at dx = {grid.dx_m:.4g} m (the gap "
+                    f"between them is under half a cell): raise resolution.cells_per_length, or "
+                    "the body's clearance from that wall")
 
 
 def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np.ndarray) -> np.ndarray:

@@ -75,6 +75,20 @@ def free_stream_pressure_pa(sim: Simulation, fields: Fields) -> float:
     return float(p[types == lattice.FLUID].mean())
 
 
+def dynamic_pressure_pa(sim: Simulation) -> float:
+    """q = 1/2 rho U^2 of the free stream [Pa]."""
+    u = sim.units
+    return 0.5 * u.density_kg_m3 * u.speed_m_s**2
+
+
+def wall_pressure_pa(sim: Simulation, fields: Fields, points_m: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    """Gauge pressure p - p_inf [Pa] at points on the body's surface with outward unit normals
+    (NaN where no fluid lies around a point)."""
+    p_cells = sim.units.pressure_pa(fields.rho)
+    fluid = ~wall_mask(sim.flags_host)
+    return sample_pressure_pa(sim, p_cells, fluid, points_m, normals) - free_stream_pressure_pa(sim, fields)
+
+
 def surface_pressure(sim: Simulation, fields: Fields, vertices_m: np.ndarray, faces: np.ndarray) -> SurfacePressure:
     """Cp at the vertices of a closed, outward mesh of the body and the pressure force from
     face-centre samples: F = -sum (p - p_inf) n A."""
@@ -86,18 +100,16 @@ def surface_pressure(sim: Simulation, fields: Fields, vertices_m: np.ndarray, fa
     for i in range(3):
         np.add.at(vertex_normal, faces[:, i], cross)
     vertex_normal /= np.maximum(np.linalg.norm(vertex_normal, axis=1, keepdims=True), 1e-300)
-    p_inf = free_stream_pressure_pa(sim, fields)
-    p_cells = sim.units.pressure_pa(fields.rho)
-    fluid = ~wall_mask(sim.flags_host)
-    p_faces = sample_pressure_pa(sim, p_cells, fluid, (a + b + c) / 3, face_normal) - p_inf
-    p_vertices = sample_pressure_pa(sim, p_cells, fluid, vertices_m, vertex_normal) - p_inf
+    centres = (a + b + c) / 3
+    p_both = wall_pressure_pa(sim, fields, np.concatenate([centres, vertices_m]),
+                              np.concatenate([face_normal, vertex_normal]))
+    p_faces, p_vertices = p_both[:len(faces)], p_both[len(faces):]
     known = np.isfinite(p_faces)
     if not known.all():
         log.warning("%d faces (%.2g%% of the area) found no fluid to sample and are left out of "
                     "the pressure force", int((~known).sum()), 100 * area[~known].sum() / area.sum())
     force = -np.sum((p_faces[known] * area[known])[:, None] * face_normal[known], axis=0)
-    u = sim.units
-    q_inf = 0.5 * u.density_kg_m3 * u.speed_m_s**2
+    q_inf = dynamic_pressure_pa(sim)
     area_ref = sim.reference_area_m2 or np.nan
     return SurfacePressure(
         cp_vertices=p_vertices / q_inf, pressure_vertices_pa=p_vertices, force_pressure_n=force,

@@ -190,13 +190,26 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
 
 def test_car_case_takes_parameter_overrides(tmp_path):
     out = tmp_path / "car"
-    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=10", "run.max_steps=40",
+    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=16", "run.max_steps=40",
             "run.check_every=20", "geometry.car.backlight_angle_deg=40", "output.images=false",
             "--backend", "cpu", "--out", str(out)]
     assert run(args) == 0
     config = (out / "config.yaml").read_text()
     assert "backlight_angle_deg: 40.0" in config
     assert (out / "surface.vtp").is_file()
+
+
+def test_body_touching_the_rolling_road_is_refused(tmp_path, capsys):
+    """At 10 cells along the car (dx 0.45 m) the 0.15 m gap under it holds no cell centre: the
+    moving floor would slide along the body. One line naming the wall and the fix."""
+    out = tmp_path / "c"
+    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=10", "--backend", "cpu", "--out", str(out)]
+    assert run(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "touches the moving wall z_min" in err and "cells_per_length" in err
+    assert not (out / "summary.json").exists()
+    args[2:2] = ["domain.boundaries.z_min=noslip", "run.max_steps=20", "output.images=false"]
+    assert run(args) == 0  # a body may stand on a fixed floor
 
 
 def test_car_parameter_out_of_bounds_is_one_line(tmp_path, capsys):

@@ -42,14 +42,19 @@ THREADS_PER_BLOCK = 256   # 1D kernels (init, fields)
 STEP_THREADS_X = 128      # lbm_step: threads along x per block; y and z come from the grid
 
 
-def cuda_available() -> bool:
-    """True when CuPy imports and sees at least one usable GPU."""
+def cuda_device_count() -> int:
+    """The GPUs CuPy can use here; 0 without CuPy, a driver or a device."""
     try:
         import cupy
 
-        return cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:  # no cupy, no driver, no device: all mean "not usable"
-        return False
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # no cupy, no driver, no device: all mean "none usable"
+        return 0
+
+
+def cuda_available() -> bool:
+    """True when CuPy imports and sees at least one usable GPU."""
+    return cuda_device_count() > 0
 
 
 class CudaBackend(Backend):

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Simulate a design-of-experiments sweep of shapes into a dataset folder.
+
+    python generate_dataset.py SWEEP.yaml [key=value ...] [--out DIR] [--overwrite] [--retry-failed]
+
+Each sample: parameters -> mesh -> voxelize -> LBM to convergence -> one HDF5 file. Running the
+same command again, after a crash or kill, computes only what is missing. The folder's layout
+and the file schema: docs/dataset.md; the sweep keys: cases/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from shapes.errors import MeshError
+from solver.errors import SlipstreamError
+from solver.results import check_output_folder
+from surrogate.executors import make_executor
+from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
+from surrogate.sweep_config import default_output, load_sweep
+
+log = logging.getLogger("generate_dataset")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("sweep", help="sweep YAML (e.g. cases/sweep_demo.yaml)")
+    p.add_argument("overrides", nargs="*", help="key=value overrides, e.g. sampler.n_samples=64")
+    p.add_argument("--out", help="dataset folder (default: the sweep's output, else results/datasets/<name>)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="delete a dataset of another config in the folder and start again")
+    p.add_argument("--retry-failed", action="store_true", help="compute failed samples again")
+    return p.parse_intermixed_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_args(argv)
+    try:
+        sweep_path = Path(args.sweep)
+        config = load_sweep(sweep_path, args.overrides)
+        folder = Path(args.out) if args.out else default_output(config)
+        check_output_folder(folder)
+        plan = plan_sweep(config, sweep_path, folder)
+        executor = make_executor(config.executor, config.ray)
+        with dataset_lock(folder):
+            prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(config)), args.overwrite)
+            report = run_sweep(plan, executor, config.executor.backend, args.retry_failed)
+    except (SlipstreamError, MeshError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted: the finished samples are kept; run the same command to go on", file=sys.stderr)
+        return 130
+    log.info("dataset %s\n%s", folder, report.text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
