@@ -1,3 +1,8 @@
-"""Neural surrogate (PaddlePaddle): dataset schema and generation sweep, ParamNet and GeoNet,
-training, export with paddle.jit.save, and the paddle.inference Predictor. Filled by the dataset
-and surrogate issues."""
+"""Neural surrogate (PaddlePaddle) and the data it learns from.
+
+Dataset generation: sweep_config (the sweep YAML), sampling (design points), sample_job (one
+sample, run by a worker), executors (local pool, Ray), sweep (the driver), sample_record (the
+HDF5 schema), shape_features (surface points, signed distance), dataset (the reader).
+Learning and serving: train_config, models (ParamNet ensemble, GeoNet), tasks, training,
+metrics, export (paddle.jit.save), predictor (paddle.inference).
+"""
