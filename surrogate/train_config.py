@@ -58,6 +58,7 @@ class TrainConfig:
     paramnet: ParamNetConfig = field(default_factory=ParamNetConfig)
     geonet: GeoNetConfig = field(default_factory=GeoNetConfig)
     device: str = "auto"        # auto | cpu | gpu (gpu needs paddlepaddle-gpu)
+    init_from: Optional[str] = None  # an exported model folder whose weights (and normalization) start the training
     output: Optional[str] = None  # default results/models/<name>
 
 

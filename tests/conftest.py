@@ -60,6 +60,44 @@ def generate(args: list[str]) -> int:
     return main([str(a) for a in args])
 
 
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory) -> Path:
+    """Eight cars of the tiny tunnel (real LBM samples, a few seconds in all)."""
+    tmp = tmp_path_factory.mktemp("tiny_dataset")
+    out = tmp / "ds"
+    assert generate([tiny_sweep(tmp, name="surrogate_data", n=8), "--out", out]) == 0
+    return out
+
+
+def train_yaml(tmp_path: Path, dataset: Path, model: str, **sections) -> Path:
+    """A training config for the tiny dataset: few epochs, small networks."""
+    config = {"name": model, "dataset": str(dataset), "model": model,
+              "split": {"validation": 0.25, "test": 0.25, "seed": 0},
+              "optim": {"epochs": 150, "learning_rate": 3e-3, "patience": 1000, "checkpoint_every": 50,
+                        "batch_size": 8},
+              "paramnet": {"members": 3, "hidden": [16, 16]},
+              "geonet": {"width": 16, "points": 64}}
+    for key, value in sections.items():
+        config.setdefault(key, {}).update(value)
+    path = tmp_path / f"train_{model}.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def train(args: list) -> int:
+    from train_surrogate import main
+
+    return main([str(a) for a in args])
+
+
+@pytest.fixture(scope="session")
+def tiny_paramnet(tmp_path_factory, tiny_dataset) -> Path:
+    """A ParamNet exported from the tiny dataset (its model folder)."""
+    tmp = tmp_path_factory.mktemp("tiny_paramnet")
+    assert train([train_yaml(tmp, tiny_dataset, "paramnet", optim={"epochs": 100}), "--out", tmp / "pn"]) == 0
+    return tmp / "pn" / "model"
+
+
 def read_vtk_xml(path):
     """The data set in a VTK XML file (.vti image data or .vtp poly data), read by VTK itself."""
     import vtk

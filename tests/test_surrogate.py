@@ -8,44 +8,13 @@ import json
 import logging
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 
-from conftest import ROOT, generate, tiny_sweep
+from conftest import ROOT, train, train_yaml
 
 paddle = pytest.importorskip("paddle")
-
-
-@pytest.fixture(scope="module")
-def tiny_dataset(tmp_path_factory) -> Path:
-    """Eight cars of the tiny tunnel (real LBM samples, a few seconds in all)."""
-    tmp = tmp_path_factory.mktemp("surrogate")
-    out = tmp / "ds"
-    assert generate([tiny_sweep(tmp, name="surrogate_data", n=8), "--out", out]) == 0
-    return out
-
-
-def train_yaml(tmp_path: Path, dataset: Path, model: str, **sections) -> Path:
-    config = {"name": model, "dataset": str(dataset), "model": model,
-              "split": {"validation": 0.25, "test": 0.25, "seed": 0},
-              "optim": {"epochs": 150, "learning_rate": 3e-3, "patience": 1000, "checkpoint_every": 50,
-                        "batch_size": 8},
-              "paramnet": {"members": 3, "hidden": [16, 16]},
-              "geonet": {"width": 16, "points": 64}}
-    for key, value in sections.items():
-        config.setdefault(key, {}).update(value)
-    path = tmp_path / f"train_{model}.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return path
-
-
-def train(args: list) -> int:
-    from train_surrogate import main
-
-    return main([str(a) for a in args])
 
 
 # ---- pieces ----------------------------------------------------------------------------------
@@ -97,6 +66,10 @@ def test_paramnet_trains_exports_and_the_predictor_matches_dygraph(tmp_path, tin
     np.testing.assert_allclose(got.cd, mean[:, 0], rtol=1e-5)
     np.testing.assert_allclose(got.cl_std, std[:, 1], rtol=1e-5)
     assert not got.out_of_bounds.any()
+    from surrogate.export import load_dygraph
+
+    rebuilt, _ = load_dygraph(out / "model")(paddle.to_tensor(ds.parameters.astype(np.float32)))
+    np.testing.assert_allclose(rebuilt.numpy()[:, 0], mean[:, 0], rtol=1e-6)
     test_rows = np.genfromtxt(out / "test_predictions.csv", delimiter=",", names=True)
     k = [list(ds.ids).index(int(i)) for i in np.atleast_1d(test_rows["sample_id"])]
     np.testing.assert_allclose(got.cd[k], np.atleast_1d(test_rows["cd_predicted"]), rtol=1e-5)

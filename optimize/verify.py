@@ -1,0 +1,62 @@
+"""Verification: the baseline and the best candidates simulated with the LBM solver, at the
+dataset's resolution, through run_case.py (the command a user runs), each into its own results
+folder with the ParaView files and pictures."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from shapes.geometry_config import family_overrides
+from solver.atomic import write_text
+from solver.errors import SlipstreamError
+
+
+class VerificationError(SlipstreamError):
+    """A verification run could not be done."""
+
+
+@dataclass
+class Verified:
+    label: str
+    params: np.ndarray
+    cd_surrogate: float
+    cd_std: float
+    cd_lbm: float
+    converged: bool
+    folder: Path
+
+
+def dataset_case(dataset_folder: Path) -> Path:
+    """The resolved case every sample of the dataset was simulated with."""
+    case = dataset_folder / "case.yaml"
+    if not case.is_file():
+        raise VerificationError(f"the dataset '{dataset_folder}' named in the model's metadata has no case.yaml: "
+                                "verification simulates at the dataset's settings, so keep the dataset folder")
+    return case
+
+
+def simulate(case: Path, family: str, names: list[str], params: np.ndarray, out: Path, backend: str) -> dict:
+    """Run one design with run_case.py; its summary.json (Cd, convergence, ...). A folder that
+    already holds this design's run of this case (design.json) is reused."""
+    overrides = family_overrides(family, dict(zip(names, map(float, params))))
+    design = {"case_sha256": hashlib.sha256(case.read_bytes()).hexdigest(), "overrides": overrides}
+    try:
+        if json.loads((out / "design.json").read_text()) == design:
+            return json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        pass
+    command = [sys.executable, "-m", "run_case", str(case), *overrides, f"name={out.name}", "output.images=true",
+               "--out", str(out), "--backend", backend]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise VerificationError(f"the LBM run of {out.name} failed: {tail}")
+    write_text(out / "design.json", json.dumps(design, indent=2) + "\n")
+    return json.loads((out / "summary.json").read_text())
