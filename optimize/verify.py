@@ -45,15 +45,15 @@ def dataset_case(dataset_folder: Path) -> Path:
 def simulate(case: Path, family: str, names: list[str], params: np.ndarray, out: Path, backend: str) -> dict:
     """Run one design with run_case.py; its summary.json (Cd, convergence, ...). A folder that
     already holds this design's run of this case (design.json) is reused."""
-    overrides = family_overrides(family, dict(zip(names, map(float, params))))
+    overrides = [*family_overrides(family, dict(zip(names, map(float, params)))), f"name={out.name}",
+                 "output.images=true"]
     design = {"case_sha256": hashlib.sha256(case.read_bytes()).hexdigest(), "overrides": overrides}
     try:
         if json.loads((out / "design.json").read_text()) == design:
             return json.loads((out / "summary.json").read_text())
     except (OSError, ValueError):
         pass
-    command = [sys.executable, "-m", "run_case", str(case), *overrides, f"name={out.name}", "output.images=true",
-               "--out", str(out), "--backend", backend]
+    command = [sys.executable, "-m", "run_case", str(case), *overrides, "--out", str(out), "--backend", backend]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
