@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: $(STAMP)
-	$(PY) run_case.py cases/windtunnel_box.yaml
+	$(PY) run_pipeline.py cases/pipeline_demo.yaml
 
 test: $(STAMP)
 	$(PY) -m pytest -q

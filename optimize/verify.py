@@ -46,7 +46,7 @@ def simulate(case: Path, family: str, names: list[str], params: np.ndarray, out:
     """Run one design with run_case.py; its summary.json (Cd, convergence, ...). A folder that
     already holds this design's run of this case (design.json) is reused."""
     overrides = [*family_overrides(family, dict(zip(names, map(float, params)))), f"name={out.name}",
-                 "output.images=true"]
+                 "output.images=false"]
     design = {"case_sha256": hashlib.sha256(case.read_bytes()).hexdigest(), "overrides": overrides}
     try:
         if json.loads((out / "design.json").read_text()) == design:
@@ -60,3 +60,14 @@ def simulate(case: Path, family: str, names: list[str], params: np.ndarray, out:
         raise VerificationError(f"the LBM run of {out.name} failed: {tail}")
     write_text(out / "design.json", json.dumps(design, indent=2) + "\n")
     return json.loads((out / "summary.json").read_text())
+
+
+def draw_pictures(folder: Path) -> None:
+    """The run's pictures (Cp on the body, velocity slice, streamlines, Cd history) into
+    folder/images, by `python -m viz` (once: kept when they exist)."""
+    if (folder / "images" / "body_cp.png").is_file():
+        return
+    done = subprocess.run([sys.executable, "-m", "viz", str(folder)], capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+        raise VerificationError(f"the pictures of {folder.name} could not be drawn: {tail}")

@@ -1,0 +1,119 @@
+"""The whole mission in one run: sweep -> train -> optimize -> report.
+
+    results/<name>/dataset/    the sweep's dataset (generate_dataset.py)
+    results/<name>/surrogate/  the training's folder, model/ inside (train_surrogate.py)
+    results/<name>/optimize/   the optimization's folder (optimize_shape.py)
+    results/<name>/report.md, report.html, images/
+
+Each stage's output is reused when its inputs have not changed: the sweep computes only missing
+samples (it is resumable by itself); training and optimization keep a stage.json with a hash of
+their resolved config and their input's content, and are skipped when it matches. A re-run
+after a crash or a changed optimizer setting so redoes only what it must.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from omegaconf import OmegaConf
+
+from optimize.opt_config import load_optimize_config
+from optimize.pipeline_config import PipelineConfig
+from optimize.run import run_optimization
+from solver.atomic import write_text
+from surrogate.executors import make_executor
+from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
+from surrogate.sweep_config import load_sweep
+from surrogate.train_config import load_train_config
+from surrogate.train_run import train_and_export
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class StageRecord:
+    name: str
+    seconds: float        # wall time when it ran
+    reused: bool
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:16]
+
+
+def folder_fingerprint(folder: Path, pattern: str) -> str:
+    """Names, sizes and modification times of the files matching pattern: changes when any is
+    added, removed or rewritten."""
+    entries = sorted((p.name, p.stat().st_size, p.stat().st_mtime_ns) for p in folder.glob(pattern))
+    return _digest(json.dumps(entries))
+
+
+def _cached(out: Path, key: str, done_file: str) -> StageRecord | None:
+    try:
+        stage = json.loads((out / "stage.json").read_text())
+    except (OSError, ValueError):
+        return None
+    if stage.get("key") == key and (out / done_file).is_file():
+        return StageRecord(out.name, float(stage["seconds"]), True)
+    return None
+
+
+def _record(out: Path, key: str, seconds: float) -> StageRecord:
+    write_text(out / "stage.json", json.dumps({"key": key, "seconds": seconds}) + "\n")
+    return StageRecord(out.name, seconds, False)
+
+
+def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path) -> dict[str, StageRecord]:
+    """Run the stages into out, reusing what is current; returns each stage's record."""
+    base = pipeline_path.parent
+    records: dict[str, StageRecord] = {}
+
+    # 1. the sweep: resumable by itself, so it always runs and computes only what is missing
+    dataset = out / "dataset"
+    sweep_path = base / config.sweep.config
+    sweep = load_sweep(sweep_path, config.sweep.overrides)
+    plan = plan_sweep(sweep, sweep_path, dataset)
+    t0 = time.perf_counter()
+    with dataset_lock(dataset):
+        prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(sweep)), overwrite=False)
+        report = run_sweep(plan, make_executor(sweep.executor, sweep.ray), sweep.executor.backend)
+    records["sweep"] = StageRecord("dataset", time.perf_counter() - t0, report.computed_this_run == 0)
+    log.info("sweep: %d ok, %d failed (%d computed now)", report.ok, report.failed, report.computed_this_run)
+
+    # 2. training, skipped when its config and the dataset's samples are as last time
+    surrogate = out / "surrogate"
+    train = load_train_config(base / config.train.config, [*config.train.overrides, f"dataset={dataset}"])
+    key = _digest(OmegaConf.to_yaml(OmegaConf.structured(train)), folder_fingerprint(dataset / "samples", "*.h5"))
+    cached = _cached(surrogate, key, "model/surrogate.json")
+    if cached is None:
+        t0 = time.perf_counter()
+        train_and_export(train, surrogate)
+        cached = _record(surrogate, key, time.perf_counter() - t0)
+    else:
+        log.info("training reused: %s is current", surrogate)
+    records["train"] = cached
+
+    # 3. optimization and verification, skipped when its config and the model are as last time
+    optimized = out / "optimize"
+    opt = load_optimize_config(base / config.optimize.config,
+                               [*config.optimize.overrides, f"model={surrogate / 'model'}"])
+    weights = hashlib.sha256((surrogate / "model" / "weights.pdparams").read_bytes()).hexdigest()
+    key = _digest(OmegaConf.to_yaml(OmegaConf.structured(opt)), weights)
+    cached = _cached(optimized, key, "result.json")
+    if cached is None:
+        t0 = time.perf_counter()
+        run_optimization(opt, optimized)
+        cached = _record(optimized, key, time.perf_counter() - t0)
+    else:
+        log.info("optimization reused: %s is current", optimized)
+    records["optimize"] = cached
+    return records

@@ -1,0 +1,193 @@
+"""The pipeline's report, report.md and report.html, from the files the stages wrote: the
+dataset, the surrogate's test metrics with a predicted-vs-LBM plot, the optimization table and
+history, pictures of the baseline and the optimum, and where the time went.
+
+The content is built once as blocks (heading, text, table, image) and rendered twice."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import platform
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from optimize.pipeline import StageRecord
+from solver.atomic import write_atomically, write_text
+from surrogate.dataset import Dataset
+
+
+@dataclass
+class Block:
+    kind: str                 # heading | text | table | image
+    text: str = ""
+    rows: list[list[str]] | None = None  # table: the first row is the header
+
+
+def _plot(path: Path, draw) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = draw(plt)
+    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png"))
+    plt.close(fig)
+
+
+def cars_png(path: Path, ds: Dataset, count: int = 4) -> None:
+    """Side views of a few of the dataset's shapes (their surface meshes, x-z projection)."""
+    from matplotlib.collections import PolyCollection
+
+    picks = np.linspace(0, len(ds) - 1, min(count, len(ds))).round().astype(int)
+
+    def draw(plt):
+        fig, axes = plt.subplots(len(picks), 1, figsize=(8, 1.6 * len(picks)), dpi=120, squeeze=False)
+        for ax, k in zip(axes[:, 0], picks):
+            s = ds.sample(int(k))
+            xz = s.vertices_m[:, [0, 2]]
+            ax.add_collection(PolyCollection(xz[s.faces], facecolor="0.55", edgecolor="none"))
+            ax.set_xlim(xz[:, 0].min() - 0.1, xz[:, 0].max() + 0.1)
+            ax.set_ylim(0, xz[:, 1].max() + 0.1)
+            ax.set_aspect("equal")
+            ax.set_title(f"sample {s.sample_id}: LBM Cd {s.scalars['cd']:.3f}", fontsize=9)
+            ax.axis("off")
+        fig.tight_layout()
+        return fig
+    _plot(path, draw)
+
+
+def scatter_png(path: Path, predictions: Path) -> None:
+    """Surrogate against LBM Cd on the held-out test shapes, with the ensemble's ±2σ."""
+    rows = list(csv.DictReader(open(predictions)))
+    lbm = np.array([float(r["cd_lbm"]) for r in rows])
+    pred = np.array([float(r["cd_predicted"]) for r in rows])
+    std = np.array([float(r.get("cd_std") or 0.0) for r in rows])
+
+    def draw(plt):
+        fig, ax = plt.subplots(figsize=(5, 5), dpi=120)
+        ax.errorbar(lbm, pred, yerr=2 * std, fmt="o", capsize=3, label="test shapes (±2σ)")
+        lo, hi = min(lbm.min(), pred.min()), max(lbm.max(), pred.max())
+        ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="surrogate = LBM")
+        ax.set_xlabel("LBM Cd")
+        ax.set_ylabel("surrogate Cd")
+        ax.legend()
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        return fig
+    _plot(path, draw)
+
+
+def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
+    images = out / "images"
+    ds = Dataset(out / "dataset")
+    meta = json.loads((out / "dataset" / "dataset.json").read_text())
+    sweep = json.loads((out / "dataset" / "sweep_summary.json").read_text())
+    metrics = json.loads((out / "surrogate" / "metrics.json").read_text())
+    result = json.loads((out / "optimize" / "result.json").read_text())
+    cars_png(images / "cars.png", ds)
+    scatter_png(images / "scatter.png", out / "surrogate" / "test_predictions.csv")
+
+    blocks = [Block("heading", f"Slipstream pipeline: {out.name}"),
+              Block("text", f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs. Stages: "
+                    "the sweep (`dataset/`), the surrogate (`surrogate/`), the optimization with its LBM "
+                    "verification (`optimize/`); each links to its own files.")]
+    free = [p for p in meta["parameters"] if p["high"] > p["low"]]
+    blocks += [Block("heading", "Dataset"),
+               Block("text", f"{len(ds)} {meta['family']} shapes simulated ({sweep['failed']} failed) from a "
+                     f"design of experiments over {len(free)} parameters:"),
+               Block("table", rows=[["parameter", "unit", "low", "high"]] +
+                     [[p["name"], p["unit"], f"{p['low']:g}", f"{p['high']:g}"] for p in free]),
+               Block("text", f"LBM Cd {ds.cd.min():.4f}–{ds.cd.max():.4f} (mean {ds.cd.mean():.4f}); "
+                     f"{int(ds.converged.sum())} of {len(ds)} converged."),
+               Block("image", "images/cars.png")]
+    m = metrics
+    rows = [["metric", "value"], ["test shapes", str(m["shapes"]["test"])], ["Cd R²", f"{m['cd_r2']:.3f}"],
+            ["Cd MAE [drag counts]", f"{m['cd_mae_counts']:.1f}"],
+            ["Cd max error [drag counts]", f"{m['cd_max_error_counts']:.1f}"],
+            ["Cd Spearman ρ", f"{m['cd_spearman']:.3f}"]]
+    if "cd_within_2sigma" in m:
+        rows.append(["share within ±2σ", f"{m['cd_within_2sigma']:.2f}"])
+    blocks += [Block("heading", "Surrogate"),
+               Block("text", f"{m['model']} trained on {m['shapes']['train']} shapes, early-stopped on "
+                     f"{m['shapes']['validation']}, measured on {m['shapes']['test']} held out "
+                     "(`surrogate/metrics.json`):"),
+               Block("table", rows=rows), Block("image", "images/scatter.png")]
+    base = result["designs"][0]
+    table = [["design", "surrogate Cd ± σ", "LBM Cd", "improvement by the LBM"]]
+    for d in result["designs"]:
+        gain = 100 * (base["cd_lbm"] - d["cd_lbm"]) / base["cd_lbm"]
+        table.append([d["label"], f"{d['cd_surrogate']:.4f} ± {d['cd_std']:.4f}", f"{d['cd_lbm']:.4f}",
+                      f"{gain:+.1f}%"])
+    best = result["best"]
+    blocks += [Block("heading", "Optimization"),
+               Block("text", f"{result['method']}, {result['surrogate_evaluations']} surrogate evaluations "
+                     f"({result['predictor_path']}); the baseline and the best designs simulated with the LBM. "
+                     f"Best by the LBM: {best} (`optimize/best.stl`, `optimize/report.md`)."),
+               Block("table", rows=table), Block("image", "optimize/history.png")]
+    for label in ("baseline", best):
+        for picture in ("body_cp.png", "velocity_slice.png"):
+            if (out / "optimize" / label / "images" / picture).is_file():
+                blocks.append(Block("image", f"optimize/{label}/images/{picture}"))
+
+    stage_seconds = sweep["stage_seconds"]
+    opt_seconds = result["seconds"]
+    times = [("meshing", stage_seconds["mesh"]), ("voxelization", stage_seconds["voxelize"]),
+             ("LBM (dataset)", stage_seconds["simulate"]), ("post-processing", stage_seconds["postprocess"]),
+             ("writing", stage_seconds["write"]), ("training", records["train"].seconds),
+             ("inference", opt_seconds["inference"]), ("optimization", opt_seconds["optimization"]),
+             ("verification (LBM)", opt_seconds["verification"]), ("retraining", opt_seconds["retraining"])]
+    total = sum(t for _, t in times)
+    blocks += [Block("heading", "Where the time went"),
+               Block("text", "The dataset's stages are summed over the sweep's workers; the rest is wall time. "
+                     "A stage reused from an earlier run shows the time it took then."),
+               Block("table", rows=[["stage", "seconds", "share"]] +
+                     [[name, f"{t:.1f}", f"{100 * t / total:.1f}%"] for name, t in times] +
+                     [["total", f"{total:.1f}", "100%"]])]
+    return blocks
+
+
+def render_md(blocks: list[Block]) -> str:
+    lines: list[str] = []
+    for b in blocks:
+        if b.kind == "heading":
+            lines += [("# " if not lines else "## ") + b.text, ""]
+        elif b.kind == "text":
+            lines += [b.text, ""]
+        elif b.kind == "table":
+            assert b.rows
+            lines += ["| " + " | ".join(b.rows[0]) + " |", "|" + " --- |" * len(b.rows[0])]
+            lines += ["| " + " | ".join(r) + " |" for r in b.rows[1:]] + [""]
+        else:
+            lines += [f"![{Path(b.text).stem}]({b.text})", ""]
+    return "\n".join(lines)
+
+
+def render_html(blocks: list[Block]) -> str:
+    body: list[str] = []
+    for b in blocks:
+        if b.kind == "heading":
+            body.append(f"<h{1 if not body else 2}>{html.escape(b.text)}</h{1 if not body else 2}>")
+        elif b.kind == "text":
+            body.append(f"<p>{html.escape(b.text)}</p>")
+        elif b.kind == "table":
+            assert b.rows
+            head = "".join(f"<th>{html.escape(c)}</th>" for c in b.rows[0])
+            rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in b.rows[1:])
+            body.append(f"<table><tr>{head}</tr>{rows}</table>")
+        else:
+            body.append(f'<p><img src="{html.escape(b.text)}" alt="{html.escape(Path(b.text).stem)}"></p>')
+    style = ("body{font-family:sans-serif;max-width:960px;margin:2em auto}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}img{max-width:100%}")
+    return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Slipstream report</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def write_report(out: Path, records: dict[str, StageRecord]) -> None:
+    blocks = build_report(out, records)
+    write_text(out / "report.md", render_md(blocks))
+    write_text(out / "report.html", render_html(blocks))
