@@ -130,6 +130,8 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
                      f"Best by the LBM: {best} (`optimize/best.stl`, `optimize/report.md`)."),
                Block("table", rows=table), Block("image", "optimize/history.png")]
     for label in ("baseline", best):
+        blocks.append(Block("text", f"{label}: Cp on the body and the time-averaged velocity "
+                            f"(`optimize/{label}/case.vtm` in ParaView)."))
         for picture in ("body_cp.png", "velocity_slice.png"):
             if (out / "optimize" / label / "images" / picture).is_file():
                 blocks.append(Block("image", f"optimize/{label}/images/{picture}"))
