@@ -2,7 +2,7 @@
 """The whole mission: a dataset sweep, a surrogate, an optimization verified by the LBM, and a
 report of it all.
 
-    python run_pipeline.py PIPELINE.yaml [key=value ...] [--out DIR]
+    python run_pipeline.py PIPELINE.yaml [key=value ...] [--out DIR] [--overwrite]
 
 Writes DIR (default results/<name>): dataset/, surrogate/, optimize/, report.md and
 report.html. A re-run reuses every stage whose inputs have not changed (docs/pipeline.md).
@@ -31,6 +31,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("config", help="pipeline YAML (e.g. cases/pipeline_demo.yaml)")
     p.add_argument("overrides", nargs="*", help="key=value overrides, e.g. name=trial")
     p.add_argument("--out", help="output folder (default results/<name>)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="let a changed sweep config delete the dataset in the folder and start again")
     return p.parse_intermixed_args(argv)
 
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
         config = load_pipeline(args.config, args.overrides)
         out = Path(args.out) if args.out else default_output(config)
         check_output_folder(out)
-        records = run_pipeline(config, Path(args.config), out)
+        records = run_pipeline(config, Path(args.config), out, args.overwrite)
         write_report(out, records)
     except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)

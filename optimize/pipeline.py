@@ -72,8 +72,10 @@ def _record(out: Path, key: str, seconds: float) -> StageRecord:
     return StageRecord(out.name, seconds, False)
 
 
-def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path) -> dict[str, StageRecord]:
-    """Run the stages into out, reusing what is current; returns each stage's record."""
+def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path,
+                 overwrite: bool = False) -> dict[str, StageRecord]:
+    """Run the stages into out, reusing what is current; returns each stage's record. overwrite:
+    a changed sweep config deletes the old dataset instead of being refused."""
     base = pipeline_path.parent
     records: dict[str, StageRecord] = {}
 
@@ -84,7 +86,7 @@ def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path) -> dict
     plan = plan_sweep(sweep, sweep_path, dataset)
     t0 = time.perf_counter()
     with dataset_lock(dataset):
-        prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(sweep)), overwrite=False)
+        prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(sweep)), overwrite)
         report = run_sweep(plan, make_executor(sweep.executor, sweep.ray), sweep.executor.backend)
     records["sweep"] = StageRecord("dataset", time.perf_counter() - t0, report.computed_this_run == 0)
     log.info("sweep: %d ok, %d failed (%d computed now)", report.ok, report.failed, report.computed_this_run)
