@@ -9,8 +9,8 @@ from __future__ import annotations
 import csv
 import html
 import json
-import platform
 import os
+import platform
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -82,6 +82,19 @@ def scatter_png(path: Path, predictions: Path) -> None:
     _plot(path, draw)
 
 
+def machine() -> str:
+    """The CPU's model name (Linux) or the platform's, and the CPU count."""
+    name = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{name}, {os.cpu_count()} CPUs"
+
+
 def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
     images = out / "images"
     ds = Dataset(out / "dataset")
@@ -93,7 +106,7 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
     scatter_png(images / "scatter.png", out / "surrogate" / "test_predictions.csv")
 
     blocks = [Block("heading", f"Slipstream pipeline: {out.name}"),
-              Block("text", f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs. Stages: "
+              Block("text", f"{machine()}. Stages: "
                     "the sweep (`dataset/`), the surrogate (`surrogate/`), the optimization with its LBM "
                     "verification (`optimize/`); each links to its own files.")]
     free = [p for p in meta["parameters"] if p["high"] > p["low"]]
