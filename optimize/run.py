@@ -62,7 +62,7 @@ def check_feasible(problem: Problem, space, seed: int) -> None:
 
     unit = qmc.Sobol(space.n_free, scramble=True, seed=seed).random(FEASIBILITY_SAMPLES)
     params = np.concatenate([space.baseline[None], space.to_params(unit)])
-    quantities = derived_quantities(space, params, problem.needs)
+    quantities = derived_quantities(space, params, problem.needs, problem.area_spacing_m)
     for k in problem.config.constraints:
         v = params[:, space.names.index(k.quantity)] if k.quantity in space.names else quantities[k.quantity]
         ok = np.ones(len(v), bool)
