@@ -19,6 +19,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from omegaconf import OmegaConf
 
@@ -57,17 +58,19 @@ def folder_fingerprint(folder: Path, pattern: str) -> str:
     return _digest(json.dumps(entries))
 
 
-def _cached(out: Path, key: str, done_file: str) -> StageRecord | None:
+def _stage(what: str, out: Path, key: str, done_file: str, run: Callable[[], object]) -> StageRecord:
+    """Run a stage into out unless out/stage.json holds key and done_file exists (then reuse
+    it); stage.json records the key and the time the stage took."""
     try:
         stage = json.loads((out / "stage.json").read_text())
     except (OSError, ValueError):
-        return None
+        stage = {}
     if stage.get("key") == key and (out / done_file).is_file():
+        log.info("%s reused: %s is current", what, out)
         return StageRecord(out.name, float(stage["seconds"]), True)
-    return None
-
-
-def _record(out: Path, key: str, seconds: float) -> StageRecord:
+    t0 = time.perf_counter()
+    run()
+    seconds = time.perf_counter() - t0
     write_text(out / "stage.json", json.dumps({"key": key, "seconds": seconds}) + "\n")
     return StageRecord(out.name, seconds, False)
 
@@ -95,14 +98,7 @@ def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path,
     surrogate = out / "surrogate"
     train = load_train_config(base / config.train.config, [*config.train.overrides, f"dataset={dataset}"])
     key = _digest(OmegaConf.to_yaml(OmegaConf.structured(train)), folder_fingerprint(dataset / "samples", "*.h5"))
-    cached = _cached(surrogate, key, "model/surrogate.json")
-    if cached is None:
-        t0 = time.perf_counter()
-        train_and_export(train, surrogate)
-        cached = _record(surrogate, key, time.perf_counter() - t0)
-    else:
-        log.info("training reused: %s is current", surrogate)
-    records["train"] = cached
+    records["train"] = _stage("training", surrogate, key, "model/surrogate.json", lambda: train_and_export(train, surrogate))
 
     # 3. optimization and verification, skipped when its config and the model are as last time
     optimized = out / "optimize"
@@ -110,12 +106,5 @@ def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path,
                                [*config.optimize.overrides, f"model={surrogate / 'model'}"])
     weights = hashlib.sha256((surrogate / "model" / "weights.pdparams").read_bytes()).hexdigest()
     key = _digest(OmegaConf.to_yaml(OmegaConf.structured(opt)), weights)
-    cached = _cached(optimized, key, "result.json")
-    if cached is None:
-        t0 = time.perf_counter()
-        run_optimization(opt, optimized)
-        cached = _record(optimized, key, time.perf_counter() - t0)
-    else:
-        log.info("optimization reused: %s is current", optimized)
-    records["optimize"] = cached
+    records["optimize"] = _stage("optimization", optimized, key, "result.json", lambda: run_optimization(opt, optimized))
     return records

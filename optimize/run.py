@@ -91,9 +91,6 @@ def search(config: OptimizeConfig, space, problem: Problem, model_folder: Path) 
         result = cmaes(score, x0, config.cmaes.sigma0, config.cmaes.max_evaluations, config.seed,
                        config.cmaes.population)
     else:
-        if problem.needs:
-            raise ConfigError("method gradient differentiates through the network: objective drag_area and "
-                              f"constraints on {DERIVED} need method cmaes")
         from surrogate.export import load_dygraph
 
         g = config.gradient
@@ -139,6 +136,9 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
         return Problem(space, config, predict, area_spacing_m=dx_m)
 
     problem = make_problem(predictor)
+    if config.method == "gradient" and problem.needs:
+        raise ConfigError("method gradient differentiates through the network: objective drag_area and "
+                          f"constraints on {DERIVED} need method cmaes")
     check_feasible(problem, space, config.seed)
     areas: dict[str, float] = {}
 

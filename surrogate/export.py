@@ -33,7 +33,8 @@ from surrogate.models import GeoNet, ParamEnsemble
 #: refuses other versions.
 FORMAT_VERSION = 1
 
-INPUTS = {"paramnet": ("params", [None, None]), "geonet": ("points", [None, None, 6])}
+#: The program's input name per kind; its shape is [batch, parameters] or [batch, points, 6].
+INPUT_NAMES = {"paramnet": "params", "geonet": "points"}
 OUTPUTS = {"paramnet": ["mean [B, 2]: Cd, Cl", "std [B, 2]: their standard deviations"],
            "geonet": ["cp [B, N]: Cp at each point", "cd [B]"]}
 
@@ -42,9 +43,8 @@ def export_model(model: ParamEnsemble | GeoNet, kind: str, folder: Path, archite
                  metadata: dict[str, Any]) -> None:
     """Save model (in eval mode), its architecture (the constructor's sizes) and its metadata
     into folder, replacing what was there."""
-    name, shape = INPUTS[kind]
-    if kind == "paramnet":
-        shape = [None, len(metadata["parameters"])]
+    name = INPUT_NAMES[kind]
+    shape = [None, len(metadata["parameters"])] if kind == "paramnet" else [None, None, 6]
     model.eval()
     tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
