@@ -21,7 +21,7 @@
 // (positive floats order like their bit patterns).
 #pragma once
 
-#include "lbm_d3q19.cuh"
+#include "lbm_lattice.cuh"
 
 struct VoxelGrid {
     int nx, ny, nz;

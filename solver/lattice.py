@@ -1,6 +1,6 @@
 """The D3Q19 lattice as the kernels see it: link vectors, weights and cell flags.
 
-The flag values are read from ``cuda/lbm_d3q19.cuh`` so the Python side and the kernels cannot
+The flag values are read from ``cuda/lbm_lattice.cuh`` so the Python side and the kernels cannot
 disagree. Link order and weights mirror the header's ``D3Q19_LINKS`` table; a test checks them
 against each other.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 CUDA_DIR = Path(__file__).resolve().parent.parent / "cuda"
-HEADER = CUDA_DIR / "lbm_d3q19.cuh"
+HEADER = CUDA_DIR / "lbm_lattice.cuh"
 
 #: Link vectors c_q, q = 0..18; opposite links are (1,2), (3,4), ..., (17,18).
 C = np.array(

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import lattice
-from solver.backends import Backend, StepArgs
+from solver.backends import Backend
 from solver.config import AXES, CaseConfig
 from solver.errors import ConfigError
 from solver.bodies import MeshArrays, make_body
 from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
                          relaxation_times, wall_mask)
+from solver.kernel_params import KernelParams, pack_params
 from solver.units import LatticeUnits, derive_units
 
 log = logging.getLogger(__name__)
@@ -73,19 +74,22 @@ class Simulation:
             link_q = self.body.wall_fractions(self.grid, self.flags_host, boundary_index)
         else:
             link_q = np.zeros((n_slots, 18), np.float32)
-        self.args = StepArgs(
-            nx=self.grid.nx, ny=self.grid.ny, nz=self.grid.nz, plane_stride=self.plane_stride,
-            flags=backend.asarray(self.flags_host),
-            tau_x=backend.asarray(relaxation_times(case, self.grid, u.tau)),
-            u_inlet=backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
-            boundary_index=backend.asarray(boundary_index),
-            cell_force=backend.zeros((n_slots, 3), np.float32),
-            link_q=backend.asarray(link_q),
-            interpolated=interpolated,
-            cs2_smag=float(case.resolution.smagorinsky_cs) ** 2,
-            body_accel=self.body_accel_lattice,
-            wall_velocity=moving,
-        )
+        g = self.body_accel_lattice
+        self.params: KernelParams = pack_params({
+            "plane_stride": self.plane_stride,
+            "flags": backend.asarray(self.flags_host),
+            "tau_x": backend.asarray(relaxation_times(case, self.grid, u.tau)),
+            "u_inlet": backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
+            "boundary_index": backend.asarray(boundary_index),
+            "cell_force": backend.zeros((n_slots, 3), np.float32),
+            "link_q": backend.asarray(link_q),
+            "nx": self.grid.nx, "ny": self.grid.ny, "nz": self.grid.nz,
+            "interpolated": int(interpolated),
+            "has_force": int(any(v != 0.0 for v in g)),
+            "cs2_smag": float(case.resolution.smagorinsky_cs) ** 2,
+            "gx": g[0], "gy": g[1], "gz": g[2],
+            "wall_ux": moving[0], "wall_uy": moving[1], "wall_uz": moving[2],
+        }, backend.address)
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
@@ -132,7 +136,7 @@ class Simulation:
         force = self.backend.zeros((n_steps, 3), self.backend.force_dtype)
         for i in range(n_steps):
             src, dst = self._f[self._current], self._f[1 - self._current]
-            self.backend.step(src, dst, self.args, force[i])
+            self.backend.step(src, dst, self.params, force[i])
             self._current = 1 - self._current
         self.step_count += n_steps
         return self.backend.to_host(force).astype(np.float64)

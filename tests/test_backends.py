@@ -52,6 +52,18 @@ def test_cpu_and_cuda_agree_after_200_steps(cpu):
     assert np.allclose(force_cpu[-1], force_gpu[-1], rtol=1e-4, atol=1e-6 * np.abs(force_cpu[-1]).max())
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA GPU (none usable here)")
+def test_params_record_has_nvrtcs_layout():
+    """The record CuPy passes by value has the size and offsets NVRTC gives LbmParams."""
+    from solver.backends.cuda import CudaBackend
+    from solver.kernel_params import FIELDS, params_dtype
+
+    layout, dtype = CudaBackend().params_layout(), params_dtype()
+    assert layout[0] == dtype.itemsize
+    assert [int(v) for v in layout[1:]] == [dtype.fields[name][1] for _, name in FIELDS]
+
+
 @pytest.mark.skipif(cuda_available(), reason="a GPU is usable here")
 def test_cuda_backend_refused_without_gpu():
     from solver.backends import select_backend

@@ -9,8 +9,8 @@ import pytest
 from oracle import equilibrium, step_periodic
 
 from solver import lattice
-from solver.backends.base import StepArgs
 from solver.grid import mark_bulk
+from solver.kernel_params import FIELDS, params_dtype, pack_params
 
 
 def test_link_table_matches_header():
@@ -22,6 +22,16 @@ def test_link_table_matches_header():
         assert lattice.W[int(q)] == pytest.approx({"0": 1 / 3, "1": 1 / 18, "2": 1 / 36}[w])
     assert np.all(lattice.C[lattice.OPP] == -lattice.C)
     assert lattice.W.sum() == pytest.approx(1.0)
+
+
+def test_params_record_has_the_compilers_layout(cpu):
+    """The numpy record built from the header's LBM_PARAMS list has the size and field offsets
+    the C++ compiler gives the struct (the GPU check runs the same comparison for NVRTC)."""
+    dtype = params_dtype()
+    layout = cpu.params_layout()
+    assert layout[0] == dtype.itemsize
+    assert [int(v) for v in layout[1:]] == [dtype.fields[name][1] for _, name in FIELDS]
+    assert {"flags", "tau_x", "cell_force", "nx", "cs2_smag", "wall_ux"} <= set(dtype.names)
 
 
 def test_plane_stride_breaks_cache_set_aliasing():
@@ -54,11 +64,14 @@ def test_cpu_step_matches_numpy_oracle(cpu, cs_smag):
     flags = np.zeros((nz, ny, nx), np.uint8)
     mark_bulk(flags)
     tau = 0.62
-    args = StepArgs(nx, ny, nz, stride, flags, np.full(nx, tau, np.float32),
-                    np.zeros((nz, ny), np.float32), np.full(flags.shape, -1, np.int32),
-                    np.zeros((0, 3), np.float32), np.zeros((0, 18), np.float32), False,
-                    cs_smag**2, (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-    cpu.step(src, dst, args, np.zeros(3))
+    params = pack_params({
+        "plane_stride": stride, "flags": flags, "tau_x": np.full(nx, tau, np.float32),
+        "u_inlet": np.zeros((nz, ny), np.float32), "boundary_index": np.full(flags.shape, -1, np.int32),
+        "cell_force": np.zeros((0, 3), np.float32), "link_q": np.zeros((0, 18), np.float32),
+        "nx": nx, "ny": ny, "nz": nz, "interpolated": 0, "has_force": 0, "cs2_smag": cs_smag**2,
+        "gx": 0.0, "gy": 0.0, "gz": 0.0, "wall_ux": 0.0, "wall_uy": 0.0, "wall_uz": 0.0,
+    }, cpu.address)
+    cpu.step(src, dst, params, np.zeros(3))
     got = dst.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx) + lattice.W[:, None, None, None]
     ref = step_periodic(f, tau, cs_smag)
     assert np.max(np.abs(got - ref) / lattice.W[:, None, None, None]) < 2e-6

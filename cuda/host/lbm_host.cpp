@@ -1,15 +1,15 @@
 // CPU shell: defines the few CUDA words the device code uses and loops over cells with OpenMP.
-// The physics is in ../lbm_d3q19.cuh, the same source the GPU runs.
+// The physics is in the headers of ../, the same source the GPU runs.
 //
 // Rows (fixed y, z) are split into runs of bulk cells, which stream with constant offsets and
 // vectorize across x (omp simd), and single cells, which take the general path.
 #include "cuda_compat.h"
-#include "../lbm_d3q19.cuh"
+#include "../lbm_cell.cuh"
 
 namespace {
 
 template <bool kForce>
-void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmStep& p,
+void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
               const long long row, const int x0, const int x1, const int ym, const int y,
               const int yp, const int zm, const int z, const int zp) {
 #pragma omp simd
@@ -22,15 +22,11 @@ void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const 
 
 extern "C" {
 
-// One time step on the whole grid.
-void lbm_step(const float* f_src, float* f_dst, const unsigned char* flags, const float* u_inlet,
-              const int* boundary_index, float* cell_force, const float* link_q,
-              const int interpolated, const int nx, const int ny,
-              const int nz, const long long plane_stride, const float* tau_x,
-              const float cs2_smag, const float gx, const float gy, const float gz,
-              const float wall_ux, const float wall_uy, const float wall_uz) {
-    const LbmStep p = {nx, ny, nz, plane_stride, tau_x, cs2_smag, gx, gy, gz,
-                       gx != 0.0f || gy != 0.0f || gz != 0.0f, wall_ux, wall_uy, wall_uz};
+// One time step on the whole grid; p as described in ../lbm_lattice.cuh.
+void lbm_step(const float* f_src, float* f_dst, const LbmParams* params) {
+    const LbmParams p = *params;
+    const int nx = p.nx, ny = p.ny, nz = p.nz;
+    const unsigned char* flags = p.flags;
     const long long n_rows = (long long)ny * nz;
 #pragma omp parallel for schedule(static)
     for (long long r = 0; r < n_rows; ++r) {
@@ -49,8 +45,7 @@ void lbm_step(const float* f_src, float* f_dst, const unsigned char* flags, cons
                     bulk_run<false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
                 x = end;
             } else {
-                lbm_update_cell(f_src, f_dst, flags, u_inlet, boundary_index, cell_force, link_q,
-                                interpolated, p, row + x, x, y, z);
+                lbm_update_cell(f_src, f_dst, p, row + x, x, y, z);
                 ++x;
             }
         }
@@ -68,5 +63,7 @@ void lbm_fields(const float* f, float* moments, const long long n_cells,
 #pragma omp parallel for schedule(static)
     for (long long n = 0; n < n_cells; ++n) lbm_moments_cell(f, moments, n_cells, plane_stride, n);
 }
+
+void lbm_params_layout(long long* out) { lbm_params_layout_into(out); }
 
 }  // extern "C"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from solver.backends.base import Backend, StepArgs
+from solver.backends.base import Backend
 from solver.errors import ConfigError
 
 log = logging.getLogger(__name__)
@@ -25,4 +25,4 @@ def select_backend(name: str = "auto") -> Backend:
     return CpuBackend()
 
 
-__all__ = ["Backend", "StepArgs", "select_backend", "BACKENDS"]
+__all__ = ["Backend", "select_backend", "BACKENDS"]

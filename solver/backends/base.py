@@ -3,39 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class StepArgs:
-    """Everything one LBM step needs besides the two population buffers (lattice units).
-
-    The arrays live on the backend's device. boundary_index gives each fluid cell next to the
-    body its slot k (else -1); the step writes that cell's share of the body force to
-    cell_force[k], and the backend sums the slots in a fixed order.
-    """
-
-    nx: int
-    ny: int
-    nz: int
-    plane_stride: int
-    flags: Any           # uint8[nz, ny, nx]
-    tau_x: Any           # float32[nx]: molecular relaxation time per x column
-    u_inlet: Any         # float32[nz, ny]: inlet x-velocity
-    boundary_index: Any  # int32[nz, ny, nx]: slot among the body's neighbour cells, or -1
-    cell_force: Any      # float32[n_slots, 3]: each slot's force of the last step
-    link_q: Any          # float32[n_slots, 18]: wall fraction of each link into the body
-    interpolated: bool   # Bouzidi interpolated bounce-back on the body (else halfway)
-    cs2_smag: float      # Smagorinsky constant squared
-    body_accel: tuple[float, float, float]
-    wall_velocity: tuple[float, float, float]
-
-    @property
-    def n_cells(self) -> int:
-        return self.nx * self.ny * self.nz
+from solver.kernel_params import KernelParams
 
 
 class Backend(ABC):
@@ -58,14 +30,22 @@ class Backend(ABC):
         """Copy a device array to the host."""
 
     @abstractmethod
+    def address(self, array: Any) -> int:
+        """The device address of an array this backend made, for the kernels' LbmParams."""
+
+    @abstractmethod
     def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
         """Set f to the equilibrium of the moments (4 planes: rho, ux, uy, uz)."""
 
     @abstractmethod
-    def step(self, f_src: Any, f_dst: Any, args: StepArgs, force: Any) -> None:
+    def step(self, f_src: Any, f_dst: Any, params: KernelParams, force: Any) -> None:
         """One stream-and-collide step from f_src into f_dst; writes the step's body force
-        (lattice units, the sum of args.cell_force in a fixed order) to force, 3 values of
-        force_dtype on the device."""
+        (lattice units, the sum of params["cell_force"] over the slots in a fixed order) to
+        force, 3 values of force_dtype on the device."""
+
+    @abstractmethod
+    def params_layout(self) -> np.ndarray:
+        """The compiler's layout of LbmParams: its size, then each field's offset (bytes)."""
 
     @property
     @abstractmethod

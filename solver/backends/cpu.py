@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from solver.backends.base import Backend, StepArgs
+from solver.backends.base import Backend
 from solver.backends.host_build import build_host_library
+from solver.kernel_params import FIELDS, KernelParams
 
 _P = ctypes.c_void_p
 _I = ctypes.c_int
 _LL = ctypes.c_longlong
-_F = ctypes.c_float
 _D = ctypes.c_double
 _GRID = [_I, _I, _I, _D, _D, _D, _D]  # nx, ny, nz, x0, y0, z0, dx
 _VOXELIZE_ARGS = {
@@ -35,13 +35,14 @@ class CpuBackend(Backend):
 
     def __init__(self) -> None:
         lib = ctypes.CDLL(str(build_host_library()))
-        lib.lbm_step.argtypes = [_P, _P, _P, _P, _P, _P, _P, _I, _I, _I, _I, _LL, _P,
-                                 _F, _F, _F, _F, _F, _F, _F]
+        lib.lbm_step.argtypes = [_P, _P, _P]
+        lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL]
         for name, argtypes in _VOXELIZE_ARGS.items():
             getattr(lib, name).argtypes = argtypes
-        for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields, *(getattr(lib, n) for n in _VOXELIZE_ARGS)):
+        for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields, lib.lbm_params_layout,
+                   *(getattr(lib, n) for n in _VOXELIZE_ARGS)):
             fn.restype = None
         self._lib = lib
 
@@ -54,17 +55,20 @@ class CpuBackend(Backend):
     def to_host(self, array: np.ndarray) -> np.ndarray:
         return np.array(array, copy=True)
 
+    def address(self, array: np.ndarray) -> int:
+        return _ptr(array)
+
     def init_equilibrium(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
         self._lib.lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride)
 
-    def step(self, f_src: np.ndarray, f_dst: np.ndarray, args: StepArgs, force: np.ndarray) -> None:
-        self._lib.lbm_step(
-            _ptr(f_src), _ptr(f_dst), _ptr(args.flags), _ptr(args.u_inlet),
-            _ptr(args.boundary_index), _ptr(args.cell_force), _ptr(args.link_q),
-            int(args.interpolated), args.nx, args.ny, args.nz,
-            args.plane_stride, _ptr(args.tau_x), args.cs2_smag, *args.body_accel, *args.wall_velocity,
-        )
-        force[:] = args.cell_force.sum(axis=0, dtype=np.float64)
+    def step(self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray) -> None:
+        self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
+        force[:] = params["cell_force"].sum(axis=0, dtype=np.float64)
+
+    def params_layout(self) -> np.ndarray:
+        out = np.zeros(len(FIELDS) + 1, np.int64)
+        self._lib.lbm_params_layout(_ptr(out))
+        return out
 
     @property
     def xp(self):

@@ -13,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from solver.backends.base import Backend, StepArgs
+from solver.backends.base import Backend
 from solver.errors import BackendUnavailableError
+from solver.kernel_params import FIELDS, KernelParams
 from solver.lattice import CUDA_DIR
+
 
 def inline_includes(path: Path) -> str:
     """The source of path with each local #include "x" replaced by x's text, recursively and
@@ -91,20 +93,23 @@ class CudaBackend(Backend):
     def to_host(self, array: Any) -> np.ndarray:
         return self._cp.asnumpy(array)
 
+    def address(self, array: Any) -> int:
+        return int(array.data.ptr)
+
     def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
         self._init(self._blocks(n_cells), (THREADS_PER_BLOCK,),
                    (f, moments, np.int64(n_cells), np.int64(plane_stride)))
 
-    def step(self, f_src: Any, f_dst: Any, args: StepArgs, force: Any) -> None:
-        f32 = np.float32
-        grid = ((args.nx + STEP_THREADS_X - 1) // STEP_THREADS_X, args.ny, args.nz)
-        self._step(
-            grid, (STEP_THREADS_X,),
-            (f_src, f_dst, args.flags, args.u_inlet, args.boundary_index, args.cell_force,
-             args.link_q, np.int32(args.interpolated), np.int32(args.nx), np.int32(args.ny),
-             np.int32(args.nz), np.int64(args.plane_stride), args.tau_x, f32(args.cs2_smag), *map(f32, args.body_accel), *map(f32, args.wall_velocity)),
-        )
-        self._cp.sum(args.cell_force, axis=0, out=force)  # a tree reduction without atomics
+    def step(self, f_src: Any, f_dst: Any, params: KernelParams, force: Any) -> None:
+        grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
+        # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
+        self._step(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
+        self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
+
+    def params_layout(self) -> np.ndarray:
+        out = self._cp.zeros(len(FIELDS) + 1, np.int64)
+        self._module.get_function("lbm_params_layout")((1,), (1,), (out,))
+        return self._cp.asnumpy(out)
 
     @property
     def xp(self) -> Any:

@@ -1,0 +1,133 @@
+// One cell of one time step, and the per-cell initialisation and moments, written once for the
+// GPU (cuda/lbm.cu) and the CPU (cuda/host/lbm_host.cpp). The lattice and the calling interface
+// are in lbm_lattice.cuh, the collision in lbm_collision.cuh, the boundary rules in
+// lbm_boundaries.cuh.
+//
+// Scheme: fused pull stream-and-collide. The buffers hold post-collision populations; a step
+// pulls f_q(x) from f_src at x - c_q (or from a boundary rule), collides and writes f_dst at x.
+#pragma once
+
+#include "lbm_boundaries.cuh"
+
+// A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
+// x-1, x, x+1 with periodic wrap already applied.
+__device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f_src,
+                                                     float* __restrict__ f_dst, const LbmParams& p,
+                                                     const long long n,
+                                                     const int xm, const int x, const int xp,
+                                                     const int ym, const int y, const int yp,
+                                                     const int zm, const int z, const int zp,
+                                                     const bool has_force) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    float f[19];
+#define LBM_PULL_BULK(q, cx, cy, cz, w)                                                 \
+    f[q] = f_src[q * S + ((cx) > 0 ? xm : ((cx) < 0 ? xp : x)) +                        \
+                 nx * ((cy) > 0 ? ym : ((cy) < 0 ? yp : y)) +                           \
+                 nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z))];
+    D3Q19_LINKS(LBM_PULL_BULK)
+#undef LBM_PULL_BULK
+    lbm_collide(f, p.tau_x[x], p.cs2_smag, has_force, p.gx, p.gy, p.gz);
+#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
+    D3Q19_LINKS(LBM_STORE)
+#undef LBM_STORE
+}
+
+// A fluid cell next to a wall or with special neighbours: every link checks its source cell.
+__device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict__ f_src,
+                                                         float* __restrict__ f_dst,
+                                                         const float* __restrict__ q_links,
+                                                         const LbmParams& p, const long long n,
+                                                         const int x, const int y, const int z,
+                                                         float* force) {
+    const long long S = p.plane_stride;
+    float f[19];
+#define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
+    {                                                                                        \
+        const long long s = lbm_index(p, x - (cx), y - (cy), z - (cz));                      \
+        const unsigned char sf = p.flags[s];                                                 \
+        f[q] = lbm_streams_plainly(sf)                                                       \
+                   ? f_src[q * S + s]                                                        \
+                   : lbm_pull_from_wall(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, sf, force); \
+    }
+    D3Q19_LINKS(LBM_PULL_GENERAL)
+#undef LBM_PULL_GENERAL
+    lbm_collide(f, p.tau_x[x], p.cs2_smag, p.has_force, p.gx, p.gy, p.gz);
+#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
+    D3Q19_LINKS(LBM_STORE)
+#undef LBM_STORE
+}
+
+// One cell of one time step, any type. (x, y, z) are the cell's coordinates, n its index. A
+// fluid cell next to the body (boundary_index[n] = k >= 0) writes the force its links hand to
+// the body in this step to cell_force[3k .. 3k+2] (the shells reduce these in a fixed order),
+// and with interpolated != 0 reads its wall fractions from link_q[18k .. 18k+17].
+__device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
+                                                float* __restrict__ f_dst, const LbmParams& p,
+                                                const long long n, const int x, const int y,
+                                                const int z) {
+    const unsigned char flag = p.flags[n];
+    const int type = flag & FLAG_TYPE_MASK;
+    if (type == FLAG_FLUID) {
+        if (flag & FLAG_BULK) {
+            lbm_update_bulk_cell(f_src, f_dst, p, n, lbm_wrap(x - 1, p.nx), x,
+                                 lbm_wrap(x + 1, p.nx), lbm_wrap(y - 1, p.ny), y,
+                                 lbm_wrap(y + 1, p.ny), lbm_wrap(z - 1, p.nz), z,
+                                 lbm_wrap(z + 1, p.nz), p.has_force);
+        } else {
+            float force[3] = {0.0f, 0.0f, 0.0f};
+            const int k = p.boundary_index[n];
+            const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * (long long)k : nullptr;
+            lbm_update_boundary_cell(f_src, f_dst, q_links, p, n, x, y, z, force);
+            if (k >= 0) {
+                p.cell_force[3 * (long long)k] = force[0];
+                p.cell_force[3 * (long long)k + 1] = force[1];
+                p.cell_force[3 * (long long)k + 2] = force[2];
+            }
+        }
+    } else if (type == FLAG_INLET) {
+        lbm_update_open_cell(f_src, f_dst, p, n, true, p.u_inlet[y + (long long)p.ny * z]);
+    } else if (type == FLAG_OUTFLOW) {
+        lbm_update_open_cell(f_src, f_dst, p, n, false, 0.0f);
+    }
+}
+
+// Equilibrium initialisation of one cell from moments: 4 planes of n_cells (rho, ux, uy, uz).
+__device__ __forceinline__ void lbm_init_cell(float* __restrict__ f, const float* __restrict__ moments,
+                                              const long long n_cells, const long long plane_stride,
+                                              const long long n) {
+    float feq[19];
+    lbm_equilibrium(feq, moments[n], moments[n_cells + n], moments[2 * n_cells + n],
+                    moments[3 * n_cells + n]);
+#define LBM_STORE_INIT(q, cx, cy, cz, w) f[q * plane_stride + n] = feq[q];
+    D3Q19_LINKS(LBM_STORE_INIT)
+#undef LBM_STORE_INIT
+}
+
+// Density and velocity j / rho_0 of the stored (post-collision) populations of one cell, into
+// moments: 4 planes of n_cells (rho, ux, uy, uz). With a body force the post-collision momentum
+// is j + F, so the physical (Guo) velocity is this velocity minus g / 2.
+__device__ __forceinline__ void lbm_moments_cell(const float* __restrict__ f, float* __restrict__ moments,
+                                                 const long long n_cells,
+                                                 const long long plane_stride, const long long n) {
+    float fl[19];
+#define LBM_LOAD(q, cx, cy, cz, w) fl[q] = f[q * plane_stride + n];
+    D3Q19_LINKS(LBM_LOAD)
+#undef LBM_LOAD
+    float rho, ux, uy, uz;
+    lbm_moments(fl, &rho, &ux, &uy, &uz);
+    moments[n] = rho;
+    moments[n_cells + n] = ux;
+    moments[2 * n_cells + n] = uy;
+    moments[3 * n_cells + n] = uz;
+}
+
+// The compiler's layout of LbmParams, for the test that compares it with solver/kernel_params.py:
+// out[0] = sizeof(LbmParams), then the offset of each field in the order of LBM_PARAMS.
+__device__ __forceinline__ void lbm_params_layout_into(long long* out) {
+    LbmParams s;
+    int i = 0;
+    out[i++] = (long long)sizeof(LbmParams);
+#define LBM_PARAM_OFFSET(type, name) out[i++] = (long long)((const char*)&s.name - (const char*)&s);
+    LBM_PARAMS(LBM_PARAM_OFFSET)
+#undef LBM_PARAM_OFFSET
+}

@@ -1,0 +1,80 @@
+// The D3Q19 lattice as every kernel sees it: cell flags, the link table, and the kernels'
+// calling interface (LbmParams). Lattice units throughout: dx = dt = 1, rho_0 = 1.
+//
+// Storage: structure of arrays, f[q * plane_stride + n] with n = x + nx * (y + ny * z) and
+// plane_stride >= nx * ny * nz (padding keeps the 19 planes out of each other's cache sets).
+// Populations are stored shifted by their rest weight, f_stored = f - w_q ("DDF shifting",
+// Lehmann et al. 2022, Phys. Rev. E 106, 015308): float32 then resolves density deviations of
+// order 1e-7 instead of losing them against the constant w_q.
+#pragma once
+
+// ---- cell flags (one byte per cell; the low nibble is the type) ------------------------------
+#define FLAG_FLUID 0     // ordinary fluid cell
+#define FLAG_SOLID 1     // no-slip wall, halfway bounce-back
+#define FLAG_INLET 2     // velocity inlet on the x-min face
+#define FLAG_OUTFLOW 3   // outflow on the x-max face
+#define FLAG_FREESLIP 4  // free-slip wall, specular reflection
+#define FLAG_MOVING 5    // no-slip wall moving with the wall velocity (the rolling road)
+#define FLAG_TYPE_MASK 0x0F
+#define FLAG_BODY 0x10   // on a SOLID cell: links into it count in the body force
+#define FLAG_BULK 0x20   // on a FLUID cell: all 18 neighbours are fluid, inlet or outflow
+
+#define LBM_W0 (1.0f / 3.0f)
+#define LBM_W1 (1.0f / 18.0f)
+#define LBM_W2 (1.0f / 36.0f)
+
+// X(q, cx, cy, cz, w): the 19 links. Opposite links are neighbours: (1,2), (3,4), ..., (17,18).
+#define D3Q19_LINKS(X)                                                                       \
+    X(0, 0, 0, 0, LBM_W0)                                                                    \
+    X(1, 1, 0, 0, LBM_W1) X(2, -1, 0, 0, LBM_W1) X(3, 0, 1, 0, LBM_W1) X(4, 0, -1, 0, LBM_W1) \
+    X(5, 0, 0, 1, LBM_W1) X(6, 0, 0, -1, LBM_W1)                                            \
+    X(7, 1, 1, 0, LBM_W2) X(8, -1, -1, 0, LBM_W2) X(9, 1, -1, 0, LBM_W2)                     \
+    X(10, -1, 1, 0, LBM_W2) X(11, 1, 0, 1, LBM_W2) X(12, -1, 0, -1, LBM_W2)                  \
+    X(13, 1, 0, -1, LBM_W2) X(14, -1, 0, 1, LBM_W2) X(15, 0, 1, 1, LBM_W2)                   \
+    X(16, 0, -1, -1, LBM_W2) X(17, 0, 1, -1, LBM_W2) X(18, 0, -1, 1, LBM_W2)
+
+#define LBM_OPP(q) ((q) == 0 ? 0 : (((q) & 1) ? (q) + 1 : (q) - 1))
+
+// Link index of the lattice vector (cx, cy, cz), at [(cx+1) + 3 (cy+1) + 9 (cz+1)]; -1 if none.
+__constant__ int LBM_LINK_OF[27] = {
+    -1, 16, -1, 12, 6, 13, -1, 17, -1,
+    8, 4, 9, 2, 0, 1, 10, 3, 7,
+    -1, 18, -1, 14, 5, 11, -1, 15, -1};
+
+// Scaled term c*v with a compile-time lattice component c in {-1, 0, 1}: no multiply. The zero
+// case is -0.0f because x + (-0.0f) == x exactly, so compilers drop it from sums.
+#define LBM_CV(c, v) ((c) > 0 ? (v) : ((c) < 0 ? -(v) : -0.0f))
+
+// ---- the kernels' calling interface ------------------------------------------------------------
+// Everything one step reads besides the two population buffers, in one struct that both shells
+// pass whole: by value to the GPU kernel, by pointer to the CPU library. This X-list is its only
+// description: solver/kernel_params.py reads it to build the matching numpy record, and the
+// shells' lbm_params_layout reports the compiler's offsets so a test can compare the two.
+// X(type, name): pointers are device addresses of the arrays named in the comment.
+#define LBM_PARAMS(X)                                                                        \
+    X(long long, plane_stride)      /* distance between the planes of two links, >= cells */ \
+    X(const unsigned char*, flags)  /* [n] cell flags */                                     \
+    X(const float*, tau_x)          /* [nx] molecular relaxation time per x column (the     \
+                                       outflow sponge raises it towards the outlet) */      \
+    X(const float*, u_inlet)        /* [ny nz] inlet x-velocity per inlet cell */            \
+    X(const int*, boundary_index)   /* [n] slot k of a fluid cell next to the body, or -1 */ \
+    X(float*, cell_force)           /* [3 k] force each slot's links hand the body */        \
+    X(const float*, link_q)         /* [18 k] wall fraction of each slot's links */          \
+    X(int, nx)                                                                               \
+    X(int, ny)                                                                               \
+    X(int, nz)                                                                               \
+    X(int, interpolated)            /* 1: Bouzidi bounce-back on the body; 0: halfway */     \
+    X(int, has_force)               /* 1 when the body acceleration is non-zero */           \
+    X(float, cs2_smag)              /* Smagorinsky constant squared; 0: no subgrid model */  \
+    X(float, gx)                    /* body acceleration */                                  \
+    X(float, gy)                                                                             \
+    X(float, gz)                                                                             \
+    X(float, wall_ux)               /* velocity of FLAG_MOVING walls */                      \
+    X(float, wall_uy)                                                                        \
+    X(float, wall_uz)
+
+struct LbmParams {
+#define LBM_PARAM_FIELD(type, name) type name;
+    LBM_PARAMS(LBM_PARAM_FIELD)
+#undef LBM_PARAM_FIELD
+};
