@@ -26,7 +26,7 @@ from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
 from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
-from solver.config import CaseConfig, load_case
+from solver.config import CaseConfig, collision_operator, load_case
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
@@ -139,6 +139,10 @@ def body_surface(case: CaseConfig, sim: Simulation, mesh: TriangleMesh | None) -
                              lo + np.asarray(case.domain.size_m, float), sim.units.dx_m)
 
 
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4f}"
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     args = parse_args(argv)
@@ -149,10 +153,15 @@ def main(argv: list[str] | None = None) -> int:
         mesh = case_mesh(case)
         backend = select_backend(args.backend)
         sim = Simulation(case, backend, mesh)
+        surface_mesh = body_surface(case, sim, mesh)
+        if surface_mesh is not None:
+            sim.attach_surface(surface_mesh.vertices_m, surface_mesh.faces)
         u = sim.units
-        log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.4f, "
-                 "dx %.4g m, dt %.4g s", case.name, backend.describe(), sim.grid.nx, sim.grid.ny,
-                 sim.grid.nz, sim.grid.n_cells / 1e6, u.reynolds, u.mach, u.tau, u.dx_m, u.dt_s)
+        log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.7f, "
+                 "dx %.4g m, dt %.4g s, %s collision", case.name, backend.describe(), sim.grid.nx,
+                 sim.grid.ny, sim.grid.nz, sim.grid.n_cells / 1e6, u.reynolds, u.mach, u.tau, u.dx_m,
+                 u.dt_s, collision_operator(case.resolution))
+        log.info(sim.fidelity.describe())
         if not args.resume:
             clear_derived_outputs(out)
         progress = ProgressBar(case.run.max_steps)
@@ -163,12 +172,9 @@ def main(argv: list[str] | None = None) -> int:
             result = runner.run()
         finally:
             progress.close()
-        surface_mesh = body_surface(case, sim, mesh)
-        surface = None
+        info = write_run_files(out, case, sim, result, backend)
         if surface_mesh is not None:
             surface = surface_pressure(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
-        info = write_run_files(out, case, sim, result, backend, surface)
-        if surface is not None:
             arrays = {"Cp": surface.cp_vertices.astype(np.float32),
                       "pressure": surface.pressure_vertices_pa.astype(np.float32),
                       "Normals": surface_mesh.vertex_normals().astype(np.float32)}
@@ -186,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     except (SlipstreamError, MeshError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    log.info("Cd %s  Cl %s  steps %d  converged %s  %.1f MLUPs  -> %s", info["cd"], info["cl"],
+    log.info("Cd %s (pressure %s, friction %s)  Cl %s  steps %d  converged %s  %.1f MLUPs  -> %s",
+             _fmt(info["cd"]), _fmt(info["cd_pressure"]), _fmt(info["cd_friction"]), _fmt(info["cl"]),
              info["steps"], info["converged"], info["mlups"], out)
     return 0
 

@@ -11,19 +11,32 @@ extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __re
     if (x >= p.nx) return;
     const int y = blockIdx.y, z = blockIdx.z;
     const long long n = x + (long long)p.nx * (y + (long long)p.ny * z);
-    lbm_update_cell(f_src, f_dst, p, n, x, y, z);
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_update_cell<LBM_COLLISION_ENTROPIC>(f_src, f_dst, p, n, x, y, z);
+    else
+        lbm_update_cell<LBM_COLLISION_BGK>(f_src, f_dst, p, n, x, y, z);
 }
 
 extern "C" __global__ void lbm_init(float* __restrict__ f, const float* __restrict__ moments,
-                                    const long long n_cells, const long long plane_stride) {
+                                    const long long n_cells, const long long plane_stride,
+                                    const int collision) {
     const long long n = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (n < n_cells) lbm_init_cell(f, moments, n_cells, plane_stride, n);
+    if (n >= n_cells) return;
+    if (collision == LBM_COLLISION_ENTROPIC)
+        lbm_init_cell<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride, n);
+    else
+        lbm_init_cell<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride, n);
 }
 
 extern "C" __global__ void lbm_fields(const float* __restrict__ f, float* __restrict__ moments,
-                                      const long long n_cells, const long long plane_stride) {
+                                      const long long n_cells, const long long plane_stride,
+                                      const int collision) {
     const long long n = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (n < n_cells) lbm_moments_cell(f, moments, n_cells, plane_stride, n);
+    if (n >= n_cells) return;
+    if (collision == LBM_COLLISION_ENTROPIC)
+        lbm_moments_cell<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride, n);
+    else
+        lbm_moments_cell<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride, n);
 }
 
 extern "C" __global__ void lbm_params_layout(long long* out) {

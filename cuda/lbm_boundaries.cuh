@@ -31,10 +31,50 @@ __device__ __forceinline__ float lbm_bouzidi(const float qw, const float f_out, 
     return inv * f_out + (1.0f - inv) * f_same;
 }
 
+// Incoming population of link (q, c) at fluid cell (x, y, z) from a wall moving tangentially
+// with u_w (the rolling road). The rule pairs q with its mirror link (q with the wall-normal
+// component reversed): f_in(q) = (1 - s) f_out(opp q) - s f_out(mirror q), with
+// s = (E_opp - E_mirror) / (E_opp + E_mirror), E the operator's equilibrium at (1, u_w).
+// A uniform flow at u_w is a fixed point (at any density for the entropic equilibrium), mass is
+// conserved link pair by link pair, and the map is an isometry of the entropic scalar product
+// about that flow: the wall adds no energy to perturbations. Ladd's rule f_out + 6 w c.u_w,
+// which the first-order expansion of this one corrects, feeds the lattice at tau0 -> 1/2
+// (docs/solver.md). Links with c.u_w = 0 and a mirror equal to opp reduce to bounce-back.
+template <int kCollision>
+__device__ __forceinline__ float lbm_moving_wall(const float* __restrict__ f_src, const LbmParams& p,
+                                                 const long long n, const int q, const int cx,
+                                                 const int cy, const int cz, const int x,
+                                                 const int y, const int z) {
+    const long long S = p.plane_stride;
+    const int opp = LBM_OPP(q);
+    const float f_out = f_src[opp * S + n];
+    // The wall's normal: the axis along which the neighbour of x towards the source is the wall.
+    int mx = cx, my = cy, mz = cz;
+    if (cz && (p.flags[lbm_index(p, x, y, z - cz)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
+        mz = -cz;
+    } else if (cy && (p.flags[lbm_index(p, x, y - cy, z)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
+        my = -cy;
+    } else {
+        return f_out;  // no tangential partner (a link along the normal, or an edge): bounce back
+    }
+    const int mir = LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)];
+    float e_w[19];
+    lbm_equilibrium<kCollision>(e_w, 1.0f, p.wall_ux, p.wall_uy, p.wall_uz);
+    const float w = q <= 6 ? LBM_W1 : LBM_W2;  // opp and mirror have q's weight
+    float e_opp = 0.0f, e_mir = 0.0f;
+    for (int l = 0; l < 19; ++l) {  // fixed indices for the GPU's registers
+        if (l == opp) e_opp = e_w[l] + w;
+        if (l == mir) e_mir = e_w[l] + w;
+    }
+    const float s = (e_opp - e_mir) / (e_opp + e_mir);
+    return (1.0f - s) * f_out - s * f_src[mir * S + n] - 2.0f * s * w;  // shifted populations
+}
+
 // Incoming population of link (q, c) at fluid cell (x, y, z), whose source cell x - c is a wall.
 // Adds the momentum the link hands to the body (gauge pressure: shifted populations) to *force.
 // q_links: the cell's 18 wall fractions (links 1..18) for interpolated bounce-back on the body,
 // or null for halfway bounce-back.
+template <int kCollision>
 __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_src,
                                                     const float* __restrict__ q_links,
                                                     const LbmParams& p, const long long n,
@@ -46,10 +86,7 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
     const int opp = LBM_OPP(q);
     const float f_out = f_src[opp * S + n];
     const int type = src_flag & FLAG_TYPE_MASK;
-    if (type == FLAG_MOVING) {
-        // Ladd (1994) moving-wall bounce-back with the reference density rho_0 = 1.
-        return f_out + 6.0f * w * ((float)cx * p.wall_ux + (float)cy * p.wall_uy + (float)cz * p.wall_uz);
-    }
+    if (type == FLAG_MOVING) return lbm_moving_wall<kCollision>(f_src, p, n, q, cx, cy, cz, x, y, z);
     if (type == FLAG_FREESLIP) {
         // Specular reflection: flip the components whose axis neighbour is a free-slip wall; the
         // mirrored population left the cell x - c_tangential.
@@ -94,28 +131,49 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
     return f_out;  // plain halfway bounce-back
 }
 
-// Velocity inlet (x-min face) or outflow (x-max face) by non-equilibrium extrapolation from the
-// inner neighbour (Guo, Zheng & Shi 2002, Chinese Phys. 11, 366): f = feq(rho_b, u_b) + f_nb -
-// feq(rho_nb, u_nb). Inlet: u_b prescribed, rho_b = rho_nb. Outflow: rho_b = 1, u_b = u_nb.
+// Velocity inlet (x-min face) and outflow (x-max face), set from the inner neighbour nb.
+// Inlet: the equilibrium f = feq(rho_b, u_in) of the inlet velocity and a density rho_b that
+// follows the neighbour's slowly: rho_b <- rho_b + inlet_relax (rho_nb - rho_b), with rho_b the
+// inlet cell's own density of the last step and inlet_relax = c_s / nx (one acoustic crossing of
+// the tunnel). The mean pressure the tunnel settles to passes, so the inflow is u_in; sound and
+// the flow's disturbances, faster than that, meet a fixed incoming state and leave instead of
+// reflecting; and nothing of the neighbour's non-equilibrium part is copied back in. Copying it
+// (non-equilibrium extrapolation, Guo, Zheng & Shi 2002) closes a feedback loop that grows at
+// tau0 -> 1/2, and a density copied at once reflects sound (docs/solver.md).
+// Outflow: non-equilibrium extrapolation (Guo, Zheng & Shi 2002, Chinese Phys. 11, 366),
+// f = feq(1, u_nb) + f_nb - feq(rho_nb, u_nb): zero-gradient velocity at the reference pressure;
+// the sponge before it damps what would feed back.
+template <int kCollision>
 __device__ __forceinline__ void lbm_update_open_cell(const float* __restrict__ f_src,
                                                      float* __restrict__ f_dst, const LbmParams& p,
                                                      const long long n, const bool is_inlet,
                                                      const float u_inlet) {
     const long long S = p.plane_stride;
-    const long long nb = is_inlet ? n + 1 : n - 1;
-    float f_nb[19], feq_nb[19], feq_b[19];
+    float feq_b[19];
+    if (is_inlet) {
+        float drho_b = 0.0f, drho_nb = 0.0f;
+#define LBM_INLET_DENSITY(q, cx, cy, cz, w) \
+    drho_b += f_src[q * S + n];             \
+    drho_nb += f_src[q * S + n + 1];
+        D3Q19_LINKS(LBM_INLET_DENSITY)
+#undef LBM_INLET_DENSITY
+        drho_b += p.inlet_relax * (drho_nb - drho_b);
+        lbm_equilibrium<kCollision>(feq_b, 1.0f + drho_b, u_inlet, 0.0f, 0.0f);
+#define LBM_STORE_INLET(q, cx, cy, cz, w) f_dst[q * S + n] = feq_b[q];
+        D3Q19_LINKS(LBM_STORE_INLET)
+#undef LBM_STORE_INLET
+        return;
+    }
+    const long long nb = n - 1;
+    float f_nb[19], feq_nb[19];
 #define LBM_LOAD_NB(q, cx, cy, cz, w) f_nb[q] = f_src[q * S + nb];
     D3Q19_LINKS(LBM_LOAD_NB)
 #undef LBM_LOAD_NB
     float rho_nb, ux_nb, uy_nb, uz_nb;
-    lbm_moments(f_nb, &rho_nb, &ux_nb, &uy_nb, &uz_nb);
-    lbm_equilibrium(feq_nb, rho_nb, ux_nb, uy_nb, uz_nb);
-    const float rho_b = is_inlet ? rho_nb : 1.0f;
-    const float ux_b = is_inlet ? u_inlet : ux_nb;
-    const float uy_b = is_inlet ? 0.0f : uy_nb;
-    const float uz_b = is_inlet ? 0.0f : uz_nb;
-    lbm_equilibrium(feq_b, rho_b, ux_b, uy_b, uz_b);
-#define LBM_STORE_OPEN(q, cx, cy, cz, w) f_dst[q * S + n] = feq_b[q] + (f_nb[q] - feq_nb[q]);
-    D3Q19_LINKS(LBM_STORE_OPEN)
-#undef LBM_STORE_OPEN
+    lbm_moments<kCollision>(f_nb, &rho_nb, &ux_nb, &uy_nb, &uz_nb);
+    lbm_equilibrium<kCollision>(feq_nb, rho_nb, ux_nb, uy_nb, uz_nb);
+    lbm_equilibrium<kCollision>(feq_b, 1.0f, ux_nb, uy_nb, uz_nb);
+#define LBM_STORE_OUTFLOW(q, cx, cy, cz, w) f_dst[q * S + n] = feq_b[q] + (f_nb[q] - feq_nb[q]);
+    D3Q19_LINKS(LBM_STORE_OUTFLOW)
+#undef LBM_STORE_OUTFLOW
 }

@@ -11,6 +11,7 @@
 
 // A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
 // x-1, x, x+1 with periodic wrap already applied.
+template <int kCollision>
 __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f_src,
                                                      float* __restrict__ f_dst, const LbmParams& p,
                                                      const long long n,
@@ -26,19 +27,20 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f
                  nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z))];
     D3Q19_LINKS(LBM_PULL_BULK)
 #undef LBM_PULL_BULK
-    lbm_collide(f, p.tau_x[x], p.cs2_smag, has_force, p.gx, p.gy, p.gz);
+    lbm_collide<kCollision>(f, p, p.tau_x[x], has_force, nullptr);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
     D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
 }
 
 // A fluid cell next to a wall or with special neighbours: every link checks its source cell.
+template <int kCollision>
 __device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict__ f_src,
                                                          float* __restrict__ f_dst,
                                                          const float* __restrict__ q_links,
                                                          const LbmParams& p, const long long n,
                                                          const int x, const int y, const int z,
-                                                         float* force) {
+                                                         float* force, LbmWallState* wall) {
     const long long S = p.plane_stride;
     float f[19];
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
@@ -47,20 +49,23 @@ __device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict
         const unsigned char sf = p.flags[s];                                                 \
         f[q] = lbm_streams_plainly(sf)                                                       \
                    ? f_src[q * S + s]                                                        \
-                   : lbm_pull_from_wall(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, sf, force); \
+                   : lbm_pull_from_wall<kCollision>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, sf, force); \
     }
     D3Q19_LINKS(LBM_PULL_GENERAL)
 #undef LBM_PULL_GENERAL
-    lbm_collide(f, p.tau_x[x], p.cs2_smag, p.has_force, p.gx, p.gy, p.gz);
+    lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, wall);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
     D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
 }
 
 // One cell of one time step, any type. (x, y, z) are the cell's coordinates, n its index. A
-// fluid cell next to the body (boundary_index[n] = k >= 0) writes the force its links hand to
-// the body in this step to cell_force[3k .. 3k+2] (the shells reduce these in a fixed order),
-// and with interpolated != 0 reads its wall fractions from link_q[18k .. 18k+17].
+// fluid cell next to the body (boundary_index[n] = k >= 0) writes to cell_force[9k .. 9k+8] the
+// force its links hand to the body in this step (momentum exchange), then its pressure force
+// -p a_k and its viscous force sigma a_k on the surface it stands for (slot_area[3k .. 3k+2], the
+// area vector of the body's surface around it; zero without a surface). The shells reduce these
+// in a fixed order. With interpolated != 0 it reads its wall fractions from link_q[18k .. 18k+17].
+template <int kCollision>
 __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                                 float* __restrict__ f_dst, const LbmParams& p,
                                                 const long long n, const int x, const int y,
@@ -69,43 +74,57 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
     const int type = flag & FLAG_TYPE_MASK;
     if (type == FLAG_FLUID) {
         if (flag & FLAG_BULK) {
-            lbm_update_bulk_cell(f_src, f_dst, p, n, lbm_wrap(x - 1, p.nx), x,
-                                 lbm_wrap(x + 1, p.nx), lbm_wrap(y - 1, p.ny), y,
-                                 lbm_wrap(y + 1, p.ny), lbm_wrap(z - 1, p.nz), z,
-                                 lbm_wrap(z + 1, p.nz), p.has_force);
+            lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, n, lbm_wrap(x - 1, p.nx), x,
+                                             lbm_wrap(x + 1, p.nx), lbm_wrap(y - 1, p.ny), y,
+                                             lbm_wrap(y + 1, p.ny), lbm_wrap(z - 1, p.nz), z,
+                                             lbm_wrap(z + 1, p.nz), p.has_force);
         } else {
             float force[3] = {0.0f, 0.0f, 0.0f};
-            const int k = p.boundary_index[n];
-            const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * (long long)k : nullptr;
-            lbm_update_boundary_cell(f_src, f_dst, q_links, p, n, x, y, z, force);
+            const long long k = p.boundary_index[n];
+            const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
+            LbmWallState wall;
+            lbm_update_boundary_cell<kCollision>(f_src, f_dst, q_links, p, n, x, y, z, force,
+                                                 k >= 0 ? &wall : nullptr);
             if (k >= 0) {
-                p.cell_force[3 * (long long)k] = force[0];
-                p.cell_force[3 * (long long)k + 1] = force[1];
-                p.cell_force[3 * (long long)k + 2] = force[2];
+                const float* a = p.slot_area + 3 * k;
+                const float* s = wall.sigma;
+                float* out = p.cell_force + 9 * k;
+                out[0] = force[0];
+                out[1] = force[1];
+                out[2] = force[2];
+                out[3] = -wall.pressure * a[0];
+                out[4] = -wall.pressure * a[1];
+                out[5] = -wall.pressure * a[2];
+                out[6] = s[0] * a[0] + s[3] * a[1] + s[4] * a[2];
+                out[7] = s[3] * a[0] + s[1] * a[1] + s[5] * a[2];
+                out[8] = s[4] * a[0] + s[5] * a[1] + s[2] * a[2];
             }
         }
     } else if (type == FLAG_INLET) {
-        lbm_update_open_cell(f_src, f_dst, p, n, true, p.u_inlet[y + (long long)p.ny * z]);
+        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, true, p.u_inlet[y + (long long)p.ny * z]);
     } else if (type == FLAG_OUTFLOW) {
-        lbm_update_open_cell(f_src, f_dst, p, n, false, 0.0f);
+        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, false, 0.0f);
     }
 }
 
 // Equilibrium initialisation of one cell from moments: 4 planes of n_cells (rho, ux, uy, uz).
+template <int kCollision>
 __device__ __forceinline__ void lbm_init_cell(float* __restrict__ f, const float* __restrict__ moments,
                                               const long long n_cells, const long long plane_stride,
                                               const long long n) {
     float feq[19];
-    lbm_equilibrium(feq, moments[n], moments[n_cells + n], moments[2 * n_cells + n],
+    lbm_equilibrium<kCollision>(feq, moments[n], moments[n_cells + n], moments[2 * n_cells + n],
                     moments[3 * n_cells + n]);
 #define LBM_STORE_INIT(q, cx, cy, cz, w) f[q * plane_stride + n] = feq[q];
     D3Q19_LINKS(LBM_STORE_INIT)
 #undef LBM_STORE_INIT
 }
 
-// Density and velocity j / rho_0 of the stored (post-collision) populations of one cell, into
-// moments: 4 planes of n_cells (rho, ux, uy, uz). With a body force the post-collision momentum
-// is j + F, so the physical (Guo) velocity is this velocity minus g / 2.
+// Density and velocity of the stored (post-collision) populations of one cell (j / rho_0 or
+// j / rho, as the operator's equilibrium defines it), into moments: 4 planes of n_cells (rho, ux,
+// uy, uz). With a body force the post-collision momentum is j + F, so the physical (Guo)
+// velocity is this velocity minus g / 2.
+template <int kCollision>
 __device__ __forceinline__ void lbm_moments_cell(const float* __restrict__ f, float* __restrict__ moments,
                                                  const long long n_cells,
                                                  const long long plane_stride, const long long n) {
@@ -114,7 +133,7 @@ __device__ __forceinline__ void lbm_moments_cell(const float* __restrict__ f, fl
     D3Q19_LINKS(LBM_LOAD)
 #undef LBM_LOAD
     float rho, ux, uy, uz;
-    lbm_moments(fl, &rho, &ux, &uy, &uz);
+    lbm_moments<kCollision>(fl, &rho, &ux, &uy, &uz);
     moments[n] = rho;
     moments[n_cells + n] = ux;
     moments[2 * n_cells + n] = uy;

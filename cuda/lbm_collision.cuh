@@ -1,55 +1,128 @@
 // Collision of one cell's 19 shifted populations (lbm_lattice.cuh), written once for both shells.
+// Two operators, chosen per case (LbmParams.collision):
 //
-// Equilibrium: the incompressible form of He & Luo (1997, J. Stat. Phys. 88, 927),
-// f_eq = w (rho + rho_0 (3 c.u + 9/2 (c.u)^2 - 3/2 u^2)) with rho_0 = 1 and u = j / rho_0: the
-// density is only pressure, so the velocity field carries no O(Ma^2) density-coupling error.
-// Collision: BGK with the Smagorinsky-Lilly subgrid model (Hou et al. 1996, J. Comput. Phys.
-// 118, 329): tau_eff = (tau0 + sqrt(tau0^2 + 18 sqrt(2) Cs^2 sqrt(Pi:Pi) / rho_0)) / 2, with Pi
-// the non-equilibrium momentum flux. Body force: Guo, Zheng & Shi 2002 (Phys. Rev. E 65, 046308).
+// LBM_COLLISION_BGK: BGK with the incompressible equilibrium of He & Luo (1997, J. Stat. Phys.
+// 88, 927), f_eq = w (rho + rho_0 (3 c.u + 9/2 (c.u)^2 - 3/2 u^2)), u = j / rho_0, rho_0 = 1:
+// the density is only pressure, so the velocity carries no O(Ma^2) density-coupling error. The
+// laminar validation cases use it.
+//
+// LBM_COLLISION_ENTROPIC: the entropic equilibrium with a regularized collision in the entropic
+// scalar product, for LES at tau0 -> 1/2 (docs/solver.md derives it):
+//   E_q = rho w_q exp(b.c_q) / Z(b),  Z = sum_q w_q exp(b.c_q),  b such that sum c E = rho u.
+// This is the minimiser of the H-function sum f ln(f / w) at given mass and momentum (Karlin,
+// Ferrante & Oettinger 1999, Europhys. Lett. 47, 182; Ansumali, Karlin & Oettinger 2003,
+// Europhys. Lett. 63, 798). Its tangent space is E * span{1, c}, so the map f -> E(rho(f), j(f))
+// linearised about any uniform flow is an orthogonal projection in the scalar product
+// <a, b> = sum a_q b_q / E_q. The collision keeps that property for the rest:
+//   f* = E + (1 - omega) P f_neq,   P the orthogonal projection (same scalar product) onto
+//   E * {quadratic polynomials of c},
+// i.e. the stress part of f_neq relaxes with omega (viscosity nu = (1/omega - 1/2) / 3) and
+// every higher (non-hydrodynamic) part is set to equilibrium. Linearised about a uniform flow
+// the step is then a contraction in that scalar product for any omega in (0, 2]: no mode grows,
+// at any mean velocity, however close tau0 is to 1/2 (benchmarks/von_neumann.py computes the
+// spectrum; BGK with the polynomial equilibrium grows at 1e-3 per step there).
+//
+// Both: the Smagorinsky-Lilly subgrid model (Hou et al. 1996, J. Comput. Phys. 118, 329),
+// tau_eff = (tau0 + sqrt(tau0^2 + 18 sqrt(2) Cs^2 |Pi_neq| / rho_0)) / 2, and a body force by
+// Guo, Zheng & Shi (2002, Phys. Rev. E 65, 046308), u = (j + F/2) / rho.
 #pragma once
 
 #include "lbm_lattice.cuh"
 
-// Collide the 19 shifted populations f of one cell in place. tau0: molecular relaxation time;
-// cs2_smag: Smagorinsky constant squared (0 = plain BGK); (gx, gy, gz): body acceleration,
-// applied only when has_force (a separate switch so the CPU shell can compile it out).
-__device__ __forceinline__ void lbm_collide(float* f, const float tau0, const float cs2_smag,
-                                            const bool has_force, const float gx,
-                                            const float gy, const float gz) {
-    float drho = 0.0f, jx = 0.0f, jy = 0.0f, jz = 0.0f;
-    float pxx = 0.0f, pyy = 0.0f, pzz = 0.0f, pxy = 0.0f, pxz = 0.0f, pyz = 0.0f;
-#define LBM_MOMENTS(q, cx, cy, cz, w)          \
-    {                                          \
-        const float fq = f[q];                 \
-        drho += fq;                            \
-        if (cx) jx += LBM_CV(cx, fq);          \
-        if (cy) jy += LBM_CV(cy, fq);          \
-        if (cz) jz += LBM_CV(cz, fq);          \
-        if (cx) pxx += fq;                     \
-        if (cy) pyy += fq;                     \
-        if (cz) pzz += fq;                     \
-        if ((cx) && (cy)) pxy += LBM_CV((cx) * (cy), fq); \
-        if ((cx) && (cz)) pxz += LBM_CV((cx) * (cz), fq); \
-        if ((cy) && (cz)) pyz += LBM_CV((cy) * (cz), fq); \
+#define LBM_COLLISION_BGK 0
+#define LBM_COLLISION_ENTROPIC 1
+
+// Relaxation rate of the trace of the stress in the entropic operator: the bulk viscosity
+// (2/9)(1/omega_bulk - 1/2) = 1/9 damps compression waves, and the subgrid model's rate, which
+// varies from cell to cell, acts on the deviatoric stress only (docs/solver.md).
+#define LBM_OMEGA_BULK 1.0f
+
+// Raw moments of shifted populations: density deviation, momentum and sum c_a c_b f_shifted.
+struct LbmMoments {
+    float drho, jx, jy, jz, pxx, pyy, pzz, pxy, pxz, pyz;
+};
+
+__device__ __forceinline__ LbmMoments lbm_raw_moments(const float* f) {
+    LbmMoments m = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+#define LBM_MOMENTS(q, cx, cy, cz, w)                             \
+    {                                                             \
+        const float fq = f[q];                                    \
+        m.drho += fq;                                             \
+        if (cx) m.jx += LBM_CV(cx, fq);                           \
+        if (cy) m.jy += LBM_CV(cy, fq);                           \
+        if (cz) m.jz += LBM_CV(cz, fq);                           \
+        if (cx) m.pxx += fq;                                      \
+        if (cy) m.pyy += fq;                                      \
+        if (cz) m.pzz += fq;                                      \
+        if ((cx) && (cy)) m.pxy += LBM_CV((cx) * (cy), fq);       \
+        if ((cx) && (cz)) m.pxz += LBM_CV((cx) * (cz), fq);       \
+        if ((cy) && (cz)) m.pyz += LBM_CV((cy) * (cz), fq);       \
     }
     D3Q19_LINKS(LBM_MOMENTS)
 #undef LBM_MOMENTS
-    const float ux = jx + 0.5f * gx;  // u = (j + F/2) / rho_0 with rho_0 = 1 and F = rho_0 g
-    const float uy = jy + 0.5f * gy;
-    const float uz = jz + 0.5f * gz;
+    return m;
+}
 
+// Relaxation rate of the Smagorinsky-Lilly model for the non-equilibrium stress pi (per unit
+// reference density; xx, yy, zz, xy, xz, yz).
+__device__ __forceinline__ float lbm_smagorinsky_omega(const float tau0, const float cs2_smag,
+                                                       const float* pi) {
+    const float pi_norm = sqrtf(pi[0] * pi[0] + pi[1] * pi[1] + pi[2] * pi[2] +
+                                2.0f * (pi[3] * pi[3] + pi[4] * pi[4] + pi[5] * pi[5]));
+    return 2.0f / (tau0 + sqrtf(tau0 * tau0 + 25.455844f * cs2_smag * pi_norm));
+}
+
+// What a fluid cell next to the body reports for the surface forces (lattice units): its gauge
+// pressure (rho - 1) / 3 and its viscous stress sigma (xx, yy, zz, xy, xz, yz) from the
+// non-equilibrium stress pi_mass (mass-weighted, before collision): -(1 - omega / 2) times its
+// deviatoric part, -(1 - omega_bulk / 2) times its trace part. With the subgrid model's omega
+// this is the modelled (molecular + eddy) stress.
+struct LbmWallState {
+    float pressure;
+    float sigma[6];
+};
+
+__device__ __forceinline__ void lbm_wall_state(const float drho, const float* pi_mass, const float omega,
+                                               const float omega_bulk, LbmWallState* out) {
+    const float third_trace = (pi_mass[0] + pi_mass[1] + pi_mass[2]) * (1.0f / 3.0f);
+    const float dev = -(1.0f - 0.5f * omega), bulk = -(1.0f - 0.5f * omega_bulk);
+    out->pressure = drho * (1.0f / 3.0f);
+    LBM_UNROLL
+    for (int i = 0; i < 3; ++i) out->sigma[i] = dev * (pi_mass[i] - third_trace) + bulk * third_trace;
+    LBM_UNROLL
+    for (int i = 3; i < 6; ++i) out->sigma[i] = dev * pi_mass[i];
+}
+
+// ---- BGK, incompressible equilibrium ----------------------------------------------------------
+
+// Shifted incompressible equilibrium populations for density rho and velocity u.
+__device__ __forceinline__ void lbm_equilibrium_incompressible(float* feq, const float rho,
+                                                               const float ux, const float uy,
+                                                               const float uz) {
+    const float usq15 = 1.5f * (ux * ux + uy * uy + uz * uz);
+#define LBM_FEQ(q, cx, cy, cz, w)                                                  \
+    {                                                                              \
+        const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);         \
+        feq[q] = (w) * ((rho - 1.0f) + 3.0f * cu + 4.5f * cu * cu - usq15);        \
+    }
+    D3Q19_LINKS(LBM_FEQ)
+#undef LBM_FEQ
+}
+
+__device__ __forceinline__ void lbm_collide_bgk(float* f, const float tau0, const float cs2_smag,
+                                                const bool has_force, const float gx,
+                                                const float gy, const float gz, LbmWallState* wall) {
+    const LbmMoments m = lbm_raw_moments(f);
+    const float ux = m.jx + 0.5f * gx;  // u = (j + F/2) / rho_0 with rho_0 = 1 and F = rho_0 g
+    const float uy = m.jy + 0.5f * gy;
+    const float uz = m.jz + 0.5f * gz;
     // Non-equilibrium momentum flux: sum c_a c_b f - u_a u_b - rho/3 delta_ab (shifted f).
-    const float third_drho = drho * (1.0f / 3.0f);
-    const float qxx = pxx - third_drho - ux * ux;
-    const float qyy = pyy - third_drho - uy * uy;
-    const float qzz = pzz - third_drho - uz * uz;
-    const float qxy = pxy - ux * uy;
-    const float qxz = pxz - ux * uz;
-    const float qyz = pyz - uy * uz;
-    const float pi_norm = sqrtf(qxx * qxx + qyy * qyy + qzz * qzz +
-                                2.0f * (qxy * qxy + qxz * qxz + qyz * qyz));
-    const float tau = 0.5f * (tau0 + sqrtf(tau0 * tau0 + 25.455844f * cs2_smag * pi_norm));
-    const float omega = 1.0f / tau;
+    const float third_drho = m.drho * (1.0f / 3.0f);
+    const float pi[6] = {m.pxx - third_drho - ux * ux, m.pyy - third_drho - uy * uy,
+                         m.pzz - third_drho - uz * uz, m.pxy - ux * uy, m.pxz - ux * uz,
+                         m.pyz - uy * uz};
+    const float omega = lbm_smagorinsky_omega(tau0, cs2_smag, pi);
+    if (wall) lbm_wall_state(m.drho, pi, omega, omega, wall);
 
     const float usq15 = 1.5f * (ux * ux + uy * uy + uz * uz);
     const float guo = 1.0f - 0.5f * omega;
@@ -57,7 +130,7 @@ __device__ __forceinline__ void lbm_collide(float* f, const float tau0, const fl
 #define LBM_RELAX(q, cx, cy, cz, w)                                                       \
     {                                                                                     \
         const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);                \
-        const float feq = (w) * (drho + 3.0f * cu + 4.5f * cu * cu - usq15);              \
+        const float feq = (w) * (m.drho + 3.0f * cu + 4.5f * cu * cu - usq15);            \
         float fq = f[q] + omega * (feq - f[q]);                                           \
         if (has_force) {                                                                  \
             const float cg = LBM_CV(cx, gx) + LBM_CV(cy, gy) + LBM_CV(cz, gz);            \
@@ -69,34 +142,305 @@ __device__ __forceinline__ void lbm_collide(float* f, const float tau0, const fl
 #undef LBM_RELAX
 }
 
-// Shifted incompressible equilibrium populations for density rho and velocity u.
-__device__ __forceinline__ void lbm_equilibrium(float* feq, const float rho, const float ux,
-                                                const float uy, const float uz) {
-    const float usq15 = 1.5f * (ux * ux + uy * uy + uz * uz);
-#define LBM_FEQ(q, cx, cy, cz, w)                                                  \
-    {                                                                              \
-        const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);         \
-        feq[q] = (w) * ((rho - 1.0f) + 3.0f * cu + 4.5f * cu * cu - usq15);        \
-    }
-    D3Q19_LINKS(LBM_FEQ)
-#undef LBM_FEQ
+// ---- entropic equilibrium ----------------------------------------------------------------------
+
+// cosh(b) - 1 and sinh(b) by their Taylor series to b^9: no libm call, so the CPU shell
+// vectorizes, and both shells compute the same numbers. Only the equilibrium's form needs
+// exactness (E is defined through these values, and its moments are computed from the same
+// values); the series is accurate to 3e-7 for |b| <= 1, i.e. |u| <= 0.3.
+__device__ __forceinline__ void lbm_coshm1_sinh(const float b, float* coshm1, float* sinh) {
+    const float b2 = b * b;
+    *coshm1 = b2 * (0.5f + b2 * (1.0f / 24.0f + b2 * (1.0f / 720.0f + b2 * (1.0f / 40320.0f))));
+    *sinh = b * (1.0f + b2 * (1.0f / 6.0f + b2 * (1.0f / 120.0f + b2 * (1.0f / 5040.0f + b2 * (1.0f / 362880.0f)))));
 }
 
-// Density and velocity u = j / rho_0 of shifted populations (no body-force correction).
+// The entropic equilibrium at velocity u, per unit density: a_k = cosh(b_k) - 1, s_k = sinh(b_k)
+// along each axis, z9m1 = 9 Z - 9 (Z the partition sum), inv9z = 1 / (9 Z). On D3Q19,
+//   9 Z = 3 + sum_k cosh b_k + sum_{k<l} cosh b_k cosh b_l,
+//   9 Z u_x = sinh b_x (1 + cosh b_y + cosh b_z), and so on,
+// so b follows from u by Newton's method from b = 3 u (two steps reach float32 round-off for
+// |u| <= 0.3).
+struct LbmEntropicState {
+    float a[3], s[3], inv9z;
+};
+
+__device__ __forceinline__ LbmEntropicState lbm_entropic_axes(const float* b) {
+    LbmEntropicState e;
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) lbm_coshm1_sinh(b[k], &e.a[k], &e.s[k]);
+    e.inv9z = 1.0f / (9.0f + 3.0f * (e.a[0] + e.a[1] + e.a[2]) +
+                      (e.a[0] * e.a[1] + e.a[0] * e.a[2] + e.a[1] * e.a[2]));
+    return e;
+}
+
+__device__ __forceinline__ LbmEntropicState lbm_entropic_state(const float ux, const float uy,
+                                                               const float uz) {
+    float b[3] = {3.0f * ux, 3.0f * uy, 3.0f * uz};
+    LBM_UNROLL
+    for (int it = 0; it < 2; ++it) {
+        const LbmEntropicState e = lbm_entropic_axes(b);
+        const float cx = 1.0f + e.a[0], cy = 1.0f + e.a[1], cz = 1.0f + e.a[2];
+        // Moments of the current E per unit density: mean m and covariance (the Jacobian du/db).
+        const float mx = e.s[0] * (1.0f + cy + cz) * e.inv9z, my = e.s[1] * (1.0f + cx + cz) * e.inv9z,
+                    mz = e.s[2] * (1.0f + cx + cy) * e.inv9z;
+        const float jxx = cx * (1.0f + cy + cz) * e.inv9z - mx * mx;
+        const float jyy = cy * (1.0f + cx + cz) * e.inv9z - my * my;
+        const float jzz = cz * (1.0f + cx + cy) * e.inv9z - mz * mz;
+        const float jxy = e.s[0] * e.s[1] * e.inv9z - mx * my;
+        const float jxz = e.s[0] * e.s[2] * e.inv9z - mx * mz;
+        const float jyz = e.s[1] * e.s[2] * e.inv9z - my * mz;
+        const float rx = ux - mx, ry = uy - my, rz = uz - mz;
+        // Newton step: solve J db = r by the adjugate of the symmetric 3x3 J.
+        const float c00 = jyy * jzz - jyz * jyz, c01 = jxz * jyz - jxy * jzz, c02 = jxy * jyz - jxz * jyy;
+        const float c11 = jxx * jzz - jxz * jxz, c12 = jxy * jxz - jxx * jyz, c22 = jxx * jyy - jxy * jxy;
+        const float inv_det = 1.0f / (jxx * c00 + jxy * c01 + jxz * c02);
+        b[0] += (c00 * rx + c01 * ry + c02 * rz) * inv_det;
+        b[1] += (c01 * rx + c11 * ry + c12 * rz) * inv_det;
+        b[2] += (c02 * rx + c12 * ry + c22 * rz) * inv_det;
+    }
+    return lbm_entropic_axes(b);
+}
+
+// Per-link factor exp(b.c_q) - 1 of the entropic state, for a compile-time link (cx, cy, cz):
+// a product of at most two axis factors exp(+-b_k) = 1 + a_k +- s_k.
+#define LBM_AXIS_E(c, k) ((c) > 0 ? e.a[k] + e.s[k] : ((c) < 0 ? e.a[k] - e.s[k] : 0.0f))
+#define LBM_XM1(cx, cy, cz)                                                                 \
+    (LBM_AXIS_E(cx, 0) + LBM_AXIS_E(cy, 1) + LBM_AXIS_E(cz, 2) +                            \
+     LBM_AXIS_E(cx, 0) * LBM_AXIS_E(cy, 1) + LBM_AXIS_E(cx, 0) * LBM_AXIS_E(cz, 2) +        \
+     LBM_AXIS_E(cy, 1) * LBM_AXIS_E(cz, 2))
+
+// Z - 1 of the entropic state (9 Z = 9 + 3 sum a_k + sum_{k<l} a_k a_l).
+__device__ __forceinline__ float lbm_entropic_zm1(const LbmEntropicState& e) {
+    return (3.0f * (e.a[0] + e.a[1] + e.a[2]) + e.a[0] * e.a[1] + e.a[0] * e.a[2] + e.a[1] * e.a[2]) *
+           (1.0f / 9.0f);
+}
+
+// Shifted entropic equilibrium populations E_q - w_q for density rho and velocity u:
+// E_q - w_q = w_q (drho X_q + (X_q - 1) - (Z - 1)) / Z with X_q = exp(b.c_q), drho = rho - 1.
+__device__ __forceinline__ void lbm_equilibrium_entropic(float* feq, const float rho, const float ux,
+                                                         const float uy, const float uz) {
+    const LbmEntropicState e = lbm_entropic_state(ux, uy, uz);
+    const float drho = rho - 1.0f, zm1 = lbm_entropic_zm1(e), inv_z = 9.0f * e.inv9z;
+#define LBM_FEQ_ENTROPIC(q, cx, cy, cz, w)                                     \
+    {                                                                          \
+        const float xm1 = LBM_XM1(cx, cy, cz);                                 \
+        feq[q] = (w) * inv_z * (drho * (1.0f + xm1) + xm1 - zm1);               \
+    }
+    D3Q19_LINKS(LBM_FEQ_ENTROPIC)
+#undef LBM_FEQ_ENTROPIC
+}
+
+// In-place LDL^T solve of the symmetric positive definite 6x6 system k x = r (k: the lower
+// triangle is read and overwritten; r becomes x).
+__device__ __forceinline__ void lbm_solve_spd6(float k[6][6], float* r) {
+    float d[6];
+    LBM_UNROLL
+    for (int j = 0; j < 6; ++j) {
+        float dj = k[j][j];
+        LBM_UNROLL
+        for (int l = 0; l < j; ++l) dj -= k[j][l] * k[j][l] * d[l];
+        d[j] = dj;
+        const float inv = 1.0f / dj;
+        LBM_UNROLL
+        for (int i = j + 1; i < 6; ++i) {
+            float v = k[i][j];
+            LBM_UNROLL
+            for (int l = 0; l < j; ++l) v -= k[i][l] * k[j][l] * d[l];
+            k[i][j] = v * inv;
+        }
+    }
+    LBM_UNROLL
+    for (int i = 0; i < 6; ++i) {
+        LBM_UNROLL
+        for (int l = 0; l < i; ++l) r[i] -= k[i][l] * r[l];
+    }
+    LBM_UNROLL
+    for (int i = 0; i < 6; ++i) r[i] /= d[i];
+    LBM_UNROLL
+    for (int i = 5; i >= 0; --i) {
+        LBM_UNROLL
+        for (int l = i + 1; l < 6; ++l) r[i] -= k[l][i] * r[l];
+    }
+}
+
+// The entropic regularized collision (see the top of this file) of the shifted populations f.
+// P f_neq is the least-squares fit of f_neq by E times a quadratic polynomial of c, weighted by
+// 1 / E. In the basis 1, c - u, zeta_s (the quadratic monomials phi_s = c_x c_x, ..., c_y c_z
+// with their mean and their regression on c removed) the fit's normal equations decouple: the
+// conserved parts of f_neq vanish, and the coefficients lambda of the zeta_s solve
+//   K lambda = pi,  K = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi),
+// pi the non-equilibrium stress per unit density, all moments taken over E / rho. The force
+// enters as F/2 before and after the collision (the same split as Guo's scheme in BGK form:
+// BGK + Guo = E + (1 - omega) (f - E + F/2) + F/2), so f_neq carries no momentum.
+__device__ __forceinline__ void lbm_collide_entropic(float* f, const float tau0, const float cs2_smag,
+                                                     const bool has_force, const float gx,
+                                                     const float gy, const float gz,
+                                                     LbmWallState* wall) {
+    const LbmMoments mom = lbm_raw_moments(f);
+    const float rho = 1.0f + mom.drho, inv_rho = 1.0f / rho;
+    const float ux = mom.jx * inv_rho + 0.5f * gx, uy = mom.jy * inv_rho + 0.5f * gy,
+                uz = mom.jz * inv_rho + 0.5f * gz;
+    const LbmEntropicState e = lbm_entropic_state(ux, uy, uz);
+    const float iz = e.inv9z;  // 1 / (9 Z)
+    const float c[3] = {1.0f + e.a[0], 1.0f + e.a[1], 1.0f + e.a[2]};  // cosh b_k
+    const float* s = e.s;                                              // sinh b_k
+    // Moments of E / rho: mean m, second moments mu2 (xx, yy, zz, xy, xz, yz), third t_klm
+    // (c_k c_k c_l), fourth q_kl (c_k c_k c_l c_l). On D3Q19 c_k^3 = c_k, and no link has three
+    // non-zero components.
+    const float m[3] = {s[0] * (1.0f + c[1] + c[2]) * iz, s[1] * (1.0f + c[0] + c[2]) * iz,
+                        s[2] * (1.0f + c[0] + c[1]) * iz};
+    const float mu2[6] = {c[0] * (1.0f + c[1] + c[2]) * iz, c[1] * (1.0f + c[0] + c[2]) * iz,
+                          c[2] * (1.0f + c[0] + c[1]) * iz, s[0] * s[1] * iz, s[0] * s[2] * iz,
+                          s[1] * s[2] * iz};
+    const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
+    const float tyyz = c[1] * s[2] * iz, tzzx = c[2] * s[0] * iz, tzzy = c[2] * s[1] * iz;
+    const float qxy = c[0] * c[1] * iz, qxz = c[0] * c[2] * iz, qyz = c[1] * c[2] * iz;
+
+    // Non-equilibrium stress per unit density, sum c_a c_b (f - E + F/2) / rho. The diagonal
+    // uses mu_kk - 1/3 = (2 a_k + 2/3 a_k (a_l + a_m) - 1/3 a_l a_m) / (9 Z) to keep float32
+    // precision at small u (f is stored less w, whose second moment is delta / 3).
+    const float* a = e.a;
+    const float d_xx = (2.0f * a[0] + (2.0f / 3.0f) * a[0] * (a[1] + a[2]) - (1.0f / 3.0f) * a[1] * a[2]) * iz;
+    const float d_yy = (2.0f * a[1] + (2.0f / 3.0f) * a[1] * (a[0] + a[2]) - (1.0f / 3.0f) * a[0] * a[2]) * iz;
+    const float d_zz = (2.0f * a[2] + (2.0f / 3.0f) * a[2] * (a[0] + a[1]) - (1.0f / 3.0f) * a[0] * a[1]) * iz;
+    float pi[6] = {(mom.pxx - mom.drho * mu2[0] - d_xx) * inv_rho,
+                   (mom.pyy - mom.drho * mu2[1] - d_yy) * inv_rho,
+                   (mom.pzz - mom.drho * mu2[2] - d_zz) * inv_rho,
+                   mom.pxy * inv_rho - mu2[3], mom.pxz * inv_rho - mu2[4], mom.pyz * inv_rho - mu2[5]};
+    if (has_force) {  // + (g u + u g) / 2: the F/2 of the non-equilibrium part
+        pi[0] += gx * ux;
+        pi[1] += gy * uy;
+        pi[2] += gz * uz;
+        pi[3] += 0.5f * (gx * uy + gy * ux);
+        pi[4] += 0.5f * (gx * uz + gz * ux);
+        pi[5] += 0.5f * (gy * uz + gz * uy);
+    }
+    const float omega = lbm_smagorinsky_omega(tau0, cs2_smag, pi);
+    if (wall) {
+        const float pi_mass[6] = {rho * pi[0], rho * pi[1], rho * pi[2], rho * pi[3], rho * pi[4], rho * pi[5]};
+        lbm_wall_state(mom.drho, pi_mass, omega, LBM_OMEGA_BULK, wall);
+    }
+
+    // Cov(c, c) and its inverse (adjugate).
+    const float sxx = mu2[0] - m[0] * m[0], syy = mu2[1] - m[1] * m[1], szz = mu2[2] - m[2] * m[2];
+    const float sxy = mu2[3] - m[0] * m[1], sxz = mu2[4] - m[0] * m[2], syz = mu2[5] - m[1] * m[2];
+    const float a00 = syy * szz - syz * syz, a01 = sxz * syz - sxy * szz, a02 = sxy * syz - sxz * syy;
+    const float a11 = sxx * szz - sxz * sxz, a12 = sxy * sxz - sxx * syz, a22 = sxx * syy - sxy * sxy;
+    const float inv_det = 1.0f / (sxx * a00 + sxy * a01 + sxz * a02);
+    const float si[3][3] = {{a00 * inv_det, a01 * inv_det, a02 * inv_det},
+                            {a01 * inv_det, a11 * inv_det, a12 * inv_det},
+                            {a02 * inv_det, a12 * inv_det, a22 * inv_det}};
+    // Cov(c_k, phi_s): third moments less m_k mu2_s.
+    const float third[3][6] = {{m[0], tyyx, tzzx, txxy, txxz, 0.0f},
+                               {txxy, m[1], tzzy, tyyx, 0.0f, tyyz},
+                               {txxz, tyyz, m[2], 0.0f, tzzx, tzzy}};
+    float cov_c[3][6];
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) {
+        LBM_UNROLL
+        for (int j = 0; j < 6; ++j) cov_c[k][j] = third[k][j] - m[k] * mu2[j];
+    }
+    // Cov(phi_s, phi_t): fourth moments less mu2_s mu2_t.
+    const float fourth[6][6] = {{mu2[0], qxy, qxz, mu2[3], mu2[4], 0.0f},
+                                {qxy, mu2[1], qyz, mu2[3], 0.0f, mu2[5]},
+                                {qxz, qyz, mu2[2], 0.0f, mu2[4], mu2[5]},
+                                {mu2[3], mu2[3], 0.0f, qxy, 0.0f, 0.0f},
+                                {mu2[4], 0.0f, mu2[4], 0.0f, qxz, 0.0f},
+                                {0.0f, mu2[5], mu2[5], 0.0f, 0.0f, qyz}};
+    float reg[3][6];  // Cov(c, c)^-1 Cov(c, phi)
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) {
+        LBM_UNROLL
+        for (int j = 0; j < 6; ++j) reg[k][j] = si[k][0] * cov_c[0][j] + si[k][1] * cov_c[1][j] + si[k][2] * cov_c[2][j];
+    }
+    float kmat[6][6];
+    LBM_UNROLL
+    for (int i = 0; i < 6; ++i) {
+        LBM_UNROLL
+        for (int j = 0; j <= i; ++j)
+            kmat[i][j] = fourth[i][j] - mu2[i] * mu2[j] -
+                         (cov_c[0][i] * reg[0][j] + cov_c[1][i] * reg[1][j] + cov_c[2][i] * reg[2][j]);
+    }
+    // The trace direction of the stress space, E zeta_tr with zeta_tr = zeta_xx + zeta_yy + zeta_zz:
+    // <E zeta_tr, E zeta_tr> = the sum of K's diagonal-stress block, <E zeta_tr, f_neq> = rho tr(pi).
+    const float k_trace = kmat[0][0] + kmat[1][1] + kmat[2][2] + 2.0f * (kmat[1][0] + kmat[2][0] + kmat[2][1]);
+    const float kappa = (pi[0] + pi[1] + pi[2]) / k_trace;
+    float lambda[6] = {pi[0], pi[1], pi[2], pi[3], pi[4], pi[5]};
+    lbm_solve_spd6(kmat, lambda);
+    // Post-collision non-equilibrium: (1 - omega) P_S f_neq + (omega - omega_bulk) P_trace f_neq,
+    // i.e. the deviatoric stress space relaxes with omega, its trace direction with omega_bulk.
+    // Both are E times a quadratic polynomial: coefficients lambda_s on phi_s below.
+    const float one_minus_omega = 1.0f - omega, bulk_part = (omega - LBM_OMEGA_BULK) * kappa;
+    LBM_UNROLL
+    for (int j = 0; j < 6; ++j) lambda[j] = one_minus_omega * lambda[j] + (j < 3 ? bulk_part : 0.0f);
+    // The polynomial p(c) = sum_s lambda_s phi_s(c) - g.c + a0 with g = reg lambda and
+    // a0 = g.m - lambda.mu2 (each phi_s less its mean and its regression on c); P_q = E_q p(c_q).
+    float g3[3], a0 = 0.0f;
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) {
+        g3[k] = 0.0f;
+        LBM_UNROLL
+        for (int j = 0; j < 6; ++j) g3[k] += reg[k][j] * lambda[j];
+        a0 += g3[k] * m[k];
+    }
+    LBM_UNROLL
+    for (int j = 0; j < 6; ++j) a0 -= lambda[j] * mu2[j];
+
+    const float drho = mom.drho, zm1 = lbm_entropic_zm1(e), inv_z = 9.0f * iz;
+    const float ug = ux * gx + uy * gy + uz * gz;
+#define LBM_RELAX_ENTROPIC(q, cx, cy, cz, w)                                                           \
+    {                                                                                                  \
+        const float xm1 = LBM_XM1(cx, cy, cz);                                                         \
+        const float eq_shifted = (w) * inv_z * (drho * (1.0f + xm1) + xm1 - zm1);                      \
+        const float eq = rho * (w) * inv_z * (1.0f + xm1);                                             \
+        const float poly = ((cx) ? lambda[0] : 0.0f) + ((cy) ? lambda[1] : 0.0f) +                    \
+                           ((cz) ? lambda[2] : 0.0f) + LBM_CV((cx) * (cy), lambda[3]) +               \
+                           LBM_CV((cx) * (cz), lambda[4]) + LBM_CV((cy) * (cz), lambda[5]) -          \
+                           (LBM_CV(cx, g3[0]) + LBM_CV(cy, g3[1]) + LBM_CV(cz, g3[2])) + a0;          \
+        const float projected = eq * poly;                                                             \
+        float half_force = 0.0f;                                                                       \
+        if (has_force) {                                                                               \
+            const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);                         \
+            const float cg = LBM_CV(cx, gx) + LBM_CV(cy, gy) + LBM_CV(cz, gz);                         \
+            half_force = 0.5f * rho * (w) * (3.0f * (cg - ug) + 9.0f * cu * cg);                        \
+        }                                                                                              \
+        f[q] = eq_shifted + projected + half_force;                                                    \
+    }
+    D3Q19_LINKS(LBM_RELAX_ENTROPIC)
+#undef LBM_RELAX_ENTROPIC
+}
+
+// ---- dispatch by operator ----------------------------------------------------------------------
+
+template <int kCollision>
+__device__ __forceinline__ void lbm_equilibrium(float* feq, const float rho, const float ux,
+                                                const float uy, const float uz) {
+    if (kCollision == LBM_COLLISION_ENTROPIC)
+        lbm_equilibrium_entropic(feq, rho, ux, uy, uz);
+    else
+        lbm_equilibrium_incompressible(feq, rho, ux, uy, uz);
+}
+
+// Collide with the case's operator; a cell next to the body passes wall to receive its pressure
+// and viscous stress (null elsewhere).
+template <int kCollision>
+__device__ __forceinline__ void lbm_collide(float* f, const LbmParams& p, const float tau0,
+                                            const bool has_force, LbmWallState* wall) {
+    if (kCollision == LBM_COLLISION_ENTROPIC)
+        lbm_collide_entropic(f, tau0, p.cs2_smag, has_force, p.gx, p.gy, p.gz, wall);
+    else
+        lbm_collide_bgk(f, tau0, p.cs2_smag, has_force, p.gx, p.gy, p.gz, wall);
+}
+
+// Density and velocity of shifted populations (no body-force correction): u = j / rho_0 for the
+// incompressible equilibrium, u = j / rho for the entropic one.
+template <int kCollision>
 __device__ __forceinline__ void lbm_moments(const float* f, float* rho, float* ux, float* uy,
                                             float* uz) {
-    float drho = 0.0f, jx = 0.0f, jy = 0.0f, jz = 0.0f;
-#define LBM_SUM(q, cx, cy, cz, w)          \
-    {                                      \
-        drho += f[q];                      \
-        if (cx) jx += LBM_CV(cx, f[q]);    \
-        if (cy) jy += LBM_CV(cy, f[q]);    \
-        if (cz) jz += LBM_CV(cz, f[q]);    \
-    }
-    D3Q19_LINKS(LBM_SUM)
-#undef LBM_SUM
-    *rho = 1.0f + drho;
-    *ux = jx;
-    *uy = jy;
-    *uz = jz;
+    const LbmMoments m = lbm_raw_moments(f);
+    *rho = 1.0f + m.drho;
+    const float scale = kCollision == LBM_COLLISION_ENTROPIC ? 1.0f / *rho : 1.0f;
+    *ux = m.jx * scale;
+    *uy = m.jy * scale;
+    *uz = m.jz * scale;
 }

@@ -19,6 +19,13 @@
 #define FLAG_BODY 0x10   // on a SOLID cell: links into it count in the body force
 #define FLAG_BULK 0x20   // on a FLUID cell: all 18 neighbours are fluid, inlet or outflow
 
+// Full unrolling of the small fixed-count loops of the collision (registers on the GPU, one
+// vector lane per cell on the CPU); the host shell's cuda_compat.h gives the host compiler's
+// spelling.
+#ifndef LBM_UNROLL
+#define LBM_UNROLL _Pragma("unroll")
+#endif
+
 #define LBM_W0 (1.0f / 3.0f)
 #define LBM_W1 (1.0f / 18.0f)
 #define LBM_W2 (1.0f / 36.0f)
@@ -58,14 +65,18 @@ __constant__ int LBM_LINK_OF[27] = {
                                        outflow sponge raises it towards the outlet) */      \
     X(const float*, u_inlet)        /* [ny nz] inlet x-velocity per inlet cell */            \
     X(const int*, boundary_index)   /* [n] slot k of a fluid cell next to the body, or -1 */ \
-    X(float*, cell_force)           /* [3 k] force each slot's links hand the body */        \
+    X(float*, cell_force)           /* [9 k] each slot's forces on the body: momentum        \
+                                       exchange, pressure, viscous (lbm_cell.cuh) */        \
     X(const float*, link_q)         /* [18 k] wall fraction of each slot's links */          \
+    X(const float*, slot_area)      /* [3 k] area vector of the body surface at each slot */ \
     X(int, nx)                                                                               \
     X(int, ny)                                                                               \
     X(int, nz)                                                                               \
     X(int, interpolated)            /* 1: Bouzidi bounce-back on the body; 0: halfway */     \
     X(int, has_force)               /* 1 when the body acceleration is non-zero */           \
+    X(int, collision)               /* LBM_COLLISION_BGK or LBM_COLLISION_ENTROPIC */        \
     X(float, cs2_smag)              /* Smagorinsky constant squared; 0: no subgrid model */  \
+    X(float, inlet_relax)           /* rate the inlet density follows its neighbour's */     \
     X(float, gx)                    /* body acceleration */                                  \
     X(float, gy)                                                                             \
     X(float, gz)                                                                             \

@@ -95,7 +95,9 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
     sums_fit = state.n_samples == 0 or (
         state.rho_sum is not None and state.velocity_sum is not None
         and state.velocity_sum.shape == (3, *state.rho_sum.shape))
-    if populations.shape != (n_populations,) or len(state.force_history()) != state.step or not sums_fit:
+    forces = state.force_history()
+    if (populations.shape != (n_populations,) or forces.shape[1:] != (3, 3) or len(forces) != state.step
+            or not sums_fit):
         raise CheckpointError(f"checkpoint '{path}' does not fit this grid: delete it and start "
                               "again without --resume")
     return Checkpoint(populations, state)

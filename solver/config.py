@@ -23,6 +23,7 @@ SHAPES = ("none", "sphere", "cylinder", "box", "mesh")
 BOUNCE_BACK = ("interpolated", "halfway")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
+COLLISIONS = ("bgk", "entropic")
 AXES = ("x", "y", "z")
 
 
@@ -79,6 +80,8 @@ class ResolutionConfig:
     cells_per_length: int = 20              # cells across the reference length [-]
     u_lattice: Optional[float] = None       # lattice speed of U [-]; default: largest <= 0.1 with tau <= 1
     smagorinsky_cs: float = 0.0             # Smagorinsky constant [-]; 0 disables the subgrid model
+    collision: Optional[str] = None         # bgk | entropic; default: entropic with the subgrid model, else bgk
+    min_gap_cells: float = 2.0              # narrowest body-wall gap a case may have [cells]; contact excluded
 
 
 @dataclass
@@ -223,6 +226,9 @@ def validate(case: CaseConfig) -> None:
             _require(name == "x_min", f"domain.boundaries.{name}", "cannot be an inlet: the inlet is the x_min face")
         if kind == "outflow":
             _require(name == "x_max", f"domain.boundaries.{name}", "cannot be an outflow: the outflow is the x_max face")
+        if kind == "moving":
+            _require(not name.startswith("x"), f"domain.boundaries.{name}",
+                     "cannot be moving: a moving wall moves along x, so it must be a y or z face")
     for axis in AXES:
         lo, hi = getattr(faces, f"{axis}_min"), getattr(faces, f"{axis}_max")
         _require((lo == "periodic") == (hi == "periodic"), f"domain.boundaries.{axis}_min",
@@ -250,6 +256,9 @@ def validate(case: CaseConfig) -> None:
     if r.u_lattice is not None:
         _require(0 < r.u_lattice <= 0.3, "resolution.u_lattice", "must be in (0, 0.3]")
     _require(0 <= r.smagorinsky_cs <= 0.5, "resolution.smagorinsky_cs", "must be in [0, 0.5] (typical 0.1-0.2)")
+    _require(r.min_gap_cells >= 0, "resolution.min_gap_cells", "must be >= 0 (cells)")
+    if r.collision is not None:
+        _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
     _require(run.max_steps >= 1, "run.max_steps", "must be >= 1")
     _require(run.check_every >= 1, "run.check_every", "must be >= 1")
     _require(run.convergence.window_steps >= 1, "run.convergence.window_steps", "must be >= 1")
@@ -259,6 +268,15 @@ def validate(case: CaseConfig) -> None:
     _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
     _require(case.output.stride >= 1, "output.stride", "must be >= 1")
     _require(case.output.snapshot_every >= 0, "output.snapshot_every", "must be >= 0")
+
+
+def collision_operator(resolution: ResolutionConfig) -> str:
+    """The collision operator a case runs: resolution.collision, or by default the entropic
+    operator for LES (smagorinsky_cs > 0; BGK is linearly unstable there, docs/solver.md) and
+    BGK for the laminar cases."""
+    if resolution.collision is not None:
+        return resolution.collision
+    return "entropic" if resolution.smagorinsky_cs > 0 else "bgk"
 
 
 def to_yaml(case: CaseConfig) -> str:

@@ -50,6 +50,15 @@ BODY = _FLAGS["BODY"]
 BULK = _FLAGS["BULK"]
 
 
+def _read_collisions(header: Path) -> dict[str, int]:
+    text = header.read_text()
+    return {m[1].lower(): int(m[2]) for m in re.finditer(r"#define LBM_COLLISION_(\w+)\s+(\d+)", text)}
+
+
+#: Collision operators by their case-key name ("bgk", "entropic"), valued as in the kernels.
+COLLISIONS = _read_collisions(CUDA_DIR / "lbm_collision.cuh")
+
+
 def plane_stride(n_cells: int) -> int:
     """Distance in floats between two links' planes: n_cells rounded up to 64 floats, plus 64+16
     floats, so that consecutive planes never start on the same cache set (see docs/performance.md).

@@ -13,32 +13,36 @@ import numpy as np
 from solver import __version__
 from solver.atomic import write_text
 from solver.backends import Backend
-from solver.config import CaseConfig, to_yaml
+from solver.config import CaseConfig, collision_operator, to_yaml
 from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
-from solver.simulation import Fields, Simulation
-from solver.surface import SurfacePressure, free_stream_pressure_pa
+from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Fields, Simulation
+from solver.surface import free_stream_pressure_pa
 
 
-def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
-            surface: SurfacePressure | None = None) -> dict:
-    """The run's figures for summary.json (forces in N, the rest as named). With the surface
-    pressure: its part of Cd and Cl, and the rest, reported as the viscous part (it also holds
-    the difference between the two discretisations of the pressure force)."""
+def _finite(value: float) -> float | None:
+    return float(value) if np.isfinite(value) else None
+
+
+def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
+    """The run's figures for summary.json (forces in N, the rest as named): Cd and Cl by momentum
+    exchange, their pressure and friction parts integrated over the body's surface (None without
+    one), the resolution, and the fidelity figures of the set-up."""
     u = sim.units
     force_n = result.force_mean_lattice * u.force_scale_n
-    split = {}
-    if surface is not None:
-        split = {"cd_pressure": surface.cd_pressure, "cd_viscous": result.cd - surface.cd_pressure,
-                 "cl_pressure": surface.cl_pressure, "cl_viscous": result.cl - surface.cl_pressure,
-                 "force_pressure_n": [float(v) for v in surface.force_pressure_n]}
     return {
         "case": case.name,
         "solver_version": __version__,
-        "cd": result.cd if np.isfinite(result.cd) else None,
-        "cl": result.cl if np.isfinite(result.cl) else None,
-        "force_n": [float(v) for v in force_n],
+        "cd": _finite(result.cd),
+        "cl": _finite(result.cl),
+        "cd_pressure": _finite(result.cd_pressure),
+        "cd_friction": _finite(result.cd_friction),
+        "cl_pressure": _finite(result.cl_pressure),
+        "cl_friction": _finite(result.cl_friction),
+        "force_n": [float(v) for v in force_n[FORCE_TOTAL]],
+        "force_pressure_n": [_finite(v) for v in force_n[FORCE_PRESSURE]] if sim.has_surface else None,
+        "force_friction_n": [_finite(v) for v in force_n[FORCE_FRICTION]] if sim.has_surface else None,
         "steps": result.steps,
         "converged": result.converged,
         "converged_step": result.converged_step,
@@ -57,21 +61,27 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
         "grid_xyz": [sim.grid.nx, sim.grid.ny, sim.grid.nz],
         "reference_length_m": u.length_m,
         "reference_area_m2": sim.reference_area_m2,
+        "collision": collision_operator(case.resolution),
         "smagorinsky_cs": case.resolution.smagorinsky_cs,
         "bounce_back": case.body.bounce_back,
-        **split,
+        "min_gap_cells": case.resolution.min_gap_cells,
+        **sim.fidelity.as_dict(),
     }
 
 
 def forces_csv(sim: Simulation, result: RunResult) -> str:
-    """step, Fx, Fy, Fz [N], Cd, Cl per time step."""
-    f_n = result.force_history_lattice * sim.units.force_scale_n
+    """step, Fx, Fy, Fz [N] by momentum exchange, then Cd and Cl of the total, of the pressure
+    and of the friction per time step (the last four empty without a surface)."""
+    f_n = result.force_history_lattice[:, FORCE_TOTAL] * sim.units.force_scale_n
     steps = np.arange(1, len(f_n) + 1)
-    table = np.column_stack([steps, f_n, result.coefficients])
+    c = result.coefficients
+    table = np.column_stack([steps, f_n, c[:, FORCE_TOTAL], c[:, FORCE_PRESSURE], c[:, FORCE_FRICTION]])
+    if not sim.has_surface:
+        table[:, 6:] = np.nan
     buf = io.StringIO()
-    buf.write("step,fx_n,fy_n,fz_n,cd,cl\n")
-    np.savetxt(buf, table, delimiter=",", fmt=["%d", "%.8e", "%.8e", "%.8e", "%.8e", "%.8e"])
-    return buf.getvalue()
+    buf.write("step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction\n")
+    np.savetxt(buf, table, delimiter=",", fmt=["%d"] + ["%.8e"] * 9)
+    return buf.getvalue().replace("nan", "")
 
 
 def physical_fields(sim: Simulation, fields: Fields, mean_fields: Fields | None = None,
@@ -126,10 +136,9 @@ def check_output_folder(out: Path) -> None:
         raise OutputError(f"cannot write into '{parent}': choose another --out folder")
 
 
-def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
-                    surface: SurfacePressure | None = None) -> dict:
+def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
     """config.yaml, forces.csv and summary.json; returns the summary."""
-    info = summary(case, sim, result, backend, surface)
+    info = summary(case, sim, result, backend)
     write_text(out / "config.yaml", to_yaml(case))
     write_text(out / "forces.csv", forces_csv(sim, result))
     write_text(out / "summary.json", json.dumps(info, indent=2) + "\n")

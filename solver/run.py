@@ -21,7 +21,7 @@ import numpy as np
 from solver.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from solver.config import CaseConfig
 from solver.errors import DivergenceError
-from solver.simulation import Fields, Simulation
+from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Fields, Simulation
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +39,7 @@ class RunState:
     """What the loop knows besides the populations; all of it goes into a checkpoint."""
 
     step: int = 0
-    forces: list[np.ndarray] = field(default_factory=list)  # lattice force per step, chunks [n, 3]
+    forces: list[np.ndarray] = field(default_factory=list)  # lattice forces per step, chunks [n, 3, 3]
     phase: str = "develop"                # develop | average | done
     converged_step: Optional[int] = None
     average_start: Optional[int] = None
@@ -48,9 +48,10 @@ class RunState:
     n_samples: int = 0
 
     def force_history(self) -> np.ndarray:
-        """All forces so far, [step, 3]; joins the chunks into one (cheap to call again)."""
+        """All forces so far, [step, kind, axis] (Simulation.advance); joins the chunks into one
+        (cheap to call again)."""
         if len(self.forces) != 1:
-            self.forces = [np.concatenate(self.forces) if self.forces else np.zeros((0, 3))]
+            self.forces = [np.concatenate(self.forces) if self.forces else np.zeros((0, 3, 3))]
         return self.forces[0]
 
     def recent_forces(self, n: int) -> np.ndarray:
@@ -61,23 +62,28 @@ class RunState:
             count += len(parts[-1])
             if count >= n:
                 break
-        return np.concatenate(parts[::-1]) if parts else np.zeros((0, 3))
+        return np.concatenate(parts[::-1]) if parts else np.zeros((0, 3, 3))
 
 
 @dataclass
 class RunResult:
     """What a run produced: forces (lattice units) and coefficients per step, the reported
-    means, the fields, and how long it took."""
+    means (over the averaging window, else the last convergence window), the fields, and how
+    long it took. The pressure and friction parts are NaN without an attached surface."""
 
     steps: int
     converged: bool
     converged_step: Optional[int]
     averaged_steps: int
-    force_history_lattice: np.ndarray   # [steps, 3]
-    coefficients: np.ndarray    # [steps, 2]: Cd, Cl
+    force_history_lattice: np.ndarray   # [steps, kind, axis]: total, pressure, friction
+    coefficients: np.ndarray    # [steps, kind, 2]: Cd, Cl of each kind
     cd: float
     cl: float
-    force_mean_lattice: np.ndarray      # over the reported window
+    cd_pressure: float
+    cl_pressure: float
+    cd_friction: float
+    cl_friction: float
+    force_mean_lattice: np.ndarray      # [kind, axis] over the reported window
     fields: Fields              # the final state
     mean_fields: Optional[Fields]  # averaged over the averaging window's samples, if any
     wall_seconds: float
@@ -195,7 +201,7 @@ class Runner:
         """Report progress; in the develop phase, test Cd for convergence."""
         r, s, sim = self.case.run, self.state, self.sim
         window = r.convergence.window_steps
-        cd = sim.coefficients(s.recent_forces(2 * window))[:, 0]
+        cd = sim.coefficients(s.recent_forces(2 * window)[:, FORCE_TOTAL])[:, 0]
         if self.progress:
             rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
             recent = cd[-window:]
@@ -230,7 +236,9 @@ class Runner:
         else:
             window = history[-min(r.convergence.window_steps, len(history)):]
         force_mean = window.mean(axis=0)
-        cd, cl = sim.coefficients(force_mean)
+        (cd, cl), (cd_p, cl_p), (cd_f, cl_f) = sim.coefficients(force_mean)
+        if not sim.has_surface:
+            cd_p = cl_p = cd_f = cl_f = math.nan
         mean_fields = None
         if s.n_samples:
             mean_fields = Fields(rho=(s.rho_sum / s.n_samples).astype(np.float32),
@@ -240,6 +248,7 @@ class Runner:
             steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
             averaged_steps=max(len(history) - s.average_start, 0) if s.average_start is not None else 0,
             force_history_lattice=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
+            cd_pressure=float(cd_p), cl_pressure=float(cl_p), cd_friction=float(cd_f), cl_friction=float(cl_f),
             force_mean_lattice=force_mean, fields=sim.fields(), mean_fields=mean_fields,
             wall_seconds=wall, mlups=mlups,
         )

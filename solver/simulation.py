@@ -7,21 +7,33 @@ fields and forces; the run loop (solver/run.py) decides how long, and what to re
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from solver import lattice
 from solver.backends import Backend
-from solver.config import AXES, CaseConfig
+from solver.config import AXES, CaseConfig, collision_operator
 from solver.errors import ConfigError
 from solver.bodies import MeshArrays, make_body
 from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
                          relaxation_times, wall_mask)
+from solver.fidelity import Fidelity, assess, check_fidelity
 from solver.kernel_params import KernelParams, pack_params
+from solver.surface_elements import slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 
 log = logging.getLogger(__name__)
+
+
+#: The inlet's density follows its neighbour's with a time constant of this many acoustic
+#: crossings of the tunnel (cuda/lbm_boundaries.cuh).
+INLET_RELAX_CROSSINGS = 1.0
+
+#: The kinds of force advance() returns: momentum exchange (the total), and the integrals of the
+#: pressure and of the viscous stress over the body's surface.
+FORCE_TOTAL, FORCE_PRESSURE, FORCE_FRICTION = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -64,32 +76,40 @@ class Simulation:
         u = self.units
         g_lattice = np.asarray(case.flow.body_accel_m_s2, float) * u.dt_s**2 / u.dx_m
         self.body_accel_lattice = tuple(float(v) for v in g_lattice)
-        moving = (u.u_lattice, 0.0, 0.0)  # the rolling road moves with the free stream
         n = self.grid.n_cells
         self.plane_stride = lattice.plane_stride(n)
-        boundary_index = body_neighbour_index(self.flags_host)
-        n_slots = int(boundary_index.max()) + 1
+        self.slot_host = body_neighbour_index(self.flags_host)
+        n_slots = int(self.slot_host.max()) + 1
         interpolated = self.body is not None and case.body.bounce_back == "interpolated"
-        if interpolated:
-            link_q = self.body.wall_fractions(self.grid, self.flags_host, boundary_index)
-        else:
-            link_q = np.zeros((n_slots, 18), np.float32)
-        g = self.body_accel_lattice
-        self.params: KernelParams = pack_params({
+        link_q = (self.body.wall_fractions(self.grid, self.flags_host, self.slot_host) if interpolated
+                  else np.zeros((n_slots, 18), np.float32))
+        frontal = (self.body.frontal_area_m2(lo, hi, u.dx_m) if case.body.reference_area_m2 is not None
+                   and self.body is not None else self.reference_area_m2)
+        self.fidelity: Fidelity = assess(case, self.grid, self.flags_host, self.slot_host,
+                                         link_q if interpolated else None, frontal, u.length_m)
+        check_fidelity(case, self.fidelity)
+        self.collision = lattice.COLLISIONS[collision_operator(case.resolution)]
+        self._param_values = {
+            "collision": self.collision,
             "plane_stride": self.plane_stride,
             "flags": backend.asarray(self.flags_host),
             "tau_x": backend.asarray(relaxation_times(case, self.grid, u.tau)),
             "u_inlet": backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
-            "boundary_index": backend.asarray(boundary_index),
-            "cell_force": backend.zeros((n_slots, 3), np.float32),
+            "boundary_index": backend.asarray(self.slot_host),
+            "cell_force": backend.zeros((n_slots, 3, 3), np.float32),
             "link_q": backend.asarray(link_q),
+            "slot_area": backend.zeros((n_slots, 3), np.float32),
             "nx": self.grid.nx, "ny": self.grid.ny, "nz": self.grid.nz,
             "interpolated": int(interpolated),
-            "has_force": int(any(v != 0.0 for v in g)),
+            "has_force": int(any(v != 0.0 for v in self.body_accel_lattice)),
             "cs2_smag": float(case.resolution.smagorinsky_cs) ** 2,
-            "gx": g[0], "gy": g[1], "gz": g[2],
-            "wall_ux": moving[0], "wall_uy": moving[1], "wall_uz": moving[2],
-        }, backend.address)
+            "inlet_relax": INLET_RELAX_CROSSINGS / (math.sqrt(3.0) * self.grid.nx),
+            "gx": self.body_accel_lattice[0], "gy": self.body_accel_lattice[1], "gz": self.body_accel_lattice[2],
+            # the rolling road moves with the free stream
+            "wall_ux": u.u_lattice, "wall_uy": 0.0, "wall_uz": 0.0,
+        }
+        self.params: KernelParams = pack_params(self._param_values, backend.address)
+        self.surface_area_missed = float("nan")  # share of the attached surface no slot stands for
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
@@ -110,7 +130,7 @@ class Simulation:
         moments = initial_moments(self.case, self.grid, self.units, self.flags_host)
         device = self.backend.asarray(moments.reshape(-1))
         for f in self._f:
-            self.backend.init_equilibrium(f, device, self.grid.n_cells, self.plane_stride)
+            self.backend.init_equilibrium(f, device, self.grid.n_cells, self.plane_stride, self.collision)
 
     @property
     def n_populations(self) -> int:
@@ -130,10 +150,25 @@ class Simulation:
         self._current = 0
         self.step_count = step_count
 
+    def attach_surface(self, vertices_m: np.ndarray, faces: np.ndarray) -> None:
+        """Give the body's closed surface mesh (vertices in metres, outward faces): from then on
+        each step also integrates the pressure and the viscous stress of the fluid cells next to
+        the body over it (FORCE_PRESSURE, FORCE_FRICTION of advance)."""
+        area, missed = slot_surface_elements(self.grid, self.case, self.slot_host, vertices_m, faces)
+        self.surface_area_missed = missed
+        self._param_values["slot_area"] = self.backend.asarray(area)
+        self.params = pack_params(self._param_values, self.backend.address)
+
+    @property
+    def has_surface(self) -> bool:
+        return np.isfinite(self.surface_area_missed)
+
     # ---- time stepping ----------------------------------------------------------------------
     def advance(self, n_steps: int) -> np.ndarray:
-        """Take n_steps steps; return the body force of each step in lattice units, [n, 3]."""
-        force = self.backend.zeros((n_steps, 3), self.backend.force_dtype)
+        """Take n_steps steps; return the forces on the body of each step in lattice units,
+        [n, 3 kinds, 3 axes]: kind FORCE_TOTAL by momentum exchange, FORCE_PRESSURE and
+        FORCE_FRICTION (the viscous stress) integrated over the attached surface (zero without one)."""
+        force = self.backend.zeros((n_steps, 3, 3), self.backend.force_dtype)
         for i in range(n_steps):
             src, dst = self._f[self._current], self._f[1 - self._current]
             self.backend.step(src, dst, self.params, force[i])
@@ -145,7 +180,7 @@ class Simulation:
         """Density and velocity of the current state, lattice units (Guo's velocity: the stored
         momentum less half the body force)."""
         n = self.grid.n_cells
-        self.backend.fields(self._f[self._current], self._moments, n, self.plane_stride)
+        self.backend.fields(self._f[self._current], self._moments, n, self.plane_stride, self.collision)
         m = self.backend.to_host(self._moments).reshape(4, *self.grid.shape_zyx)
         velocity = m[1:].copy()
         for a in range(3):

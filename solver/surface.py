@@ -1,12 +1,12 @@
-"""Pressure on the body's surface: sampled from the lattice at surface points, as Cp, and
-integrated into the pressure part of the force (the rest of the momentum-exchange force is the
-viscous part).
+"""Pressure on the body's surface as Cp, sampled from the lattice at surface points (the maps
+in surface.vtp and the dataset; the pressure force itself is integrated each step, see
+solver/surface_elements.py).
 
 Sampling: the pressure at points 0.5 and 1.5 cells out along the surface normal, each
 interpolated trilinearly from the cell centres around it leaving out wall cells (their weights
-are dropped and the rest renormalised), extrapolated linearly to the surface. Reference pressure
-p_inf: the mean over the first fluid plane after the inlet (the free stream's static pressure),
-or the reference density's pressure without an inlet.
+are dropped and the rest renormalised; periodic axes wrap), extrapolated linearly to the
+surface. Reference pressure p_inf: the mean over the first fluid plane after the inlet (the free
+stream's static pressure), or the reference density's pressure without an inlet.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import numpy as np
 
 from solver import lattice
 from solver.grid import wall_mask
+from solver.surface_elements import corner_weights, periodic_axes
 from solver.simulation import Fields, Simulation
 
 log = logging.getLogger(__name__)
@@ -27,9 +28,6 @@ log = logging.getLogger(__name__)
 class SurfacePressure:
     cp_vertices: np.ndarray        # [n] Cp = (p - p_inf) / (1/2 rho U^2) at the mesh vertices
     pressure_vertices_pa: np.ndarray  # [n] p - p_inf [Pa]
-    force_pressure_n: np.ndarray   # [3] pressure force on the body, - sum p n A over faces [N]
-    cd_pressure: float             # its drag coefficient (same reference area as Cd)
-    cl_pressure: float
 
 
 def sample_pressure_pa(sim: Simulation, p_cells: np.ndarray, fluid: np.ndarray, points_m: np.ndarray,
@@ -43,25 +41,13 @@ def sample_pressure_pa(sim: Simulation, p_cells: np.ndarray, fluid: np.ndarray, 
 
 
 def _trilinear(sim: Simulation, values: np.ndarray, fluid: np.ndarray, points_m: np.ndarray) -> np.ndarray:
-    grid = sim.grid
-    first = np.array([grid.centers(a)[0] for a in range(3)])
-    f = (points_m - first) / grid.dx_m                # fractional (x, y, z) cell index
-    base = np.floor(f).astype(np.int64)
-    t = f - base
-    shape_xyz = np.array([grid.nx, grid.ny, grid.nz])
-    total = np.zeros(len(points_m))
-    weight = np.zeros(len(points_m))
-    for corner in np.ndindex(2, 2, 2):
-        idx = base + np.array(corner)
-        inside = np.all((idx >= 0) & (idx < shape_xyz), axis=1)
-        idx = np.clip(idx, 0, shape_xyz - 1)
-        w = np.prod(np.where(np.array(corner) == 1, t, 1 - t), axis=1) * inside
-        ok = fluid[idx[:, 2], idx[:, 1], idx[:, 0]]
-        w = w * ok
-        total += w * values[idx[:, 2], idx[:, 1], idx[:, 0]]
-        weight += w
+    idx, weights = corner_weights(sim.grid, periodic_axes(sim.case), points_m)
+    inside = idx[..., 0] >= 0
+    z, y, x = (np.where(inside, idx[..., a], 0) for a in (2, 1, 0))
+    weights = weights * (inside & fluid[z, y, x])
+    total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(weight > 1e-6, total / weight, np.nan)
+        return np.where(total > 1e-6, (weights * values[z, y, x]).sum(axis=1) / total, np.nan)
 
 
 def free_stream_pressure_pa(sim: Simulation, fields: Fields) -> float:
@@ -90,29 +76,13 @@ def wall_pressure_pa(sim: Simulation, fields: Fields, points_m: np.ndarray, norm
 
 
 def surface_pressure(sim: Simulation, fields: Fields, vertices_m: np.ndarray, faces: np.ndarray) -> SurfacePressure:
-    """Cp at the vertices of a closed, outward mesh of the body and the pressure force from
-    face-centre samples: F = -sum (p - p_inf) n A."""
+    """Cp and p - p_inf at the vertices of a closed, outward mesh of the body, sampled along the
+    vertex normals (the area-weighted mean of the faces' normals around each vertex)."""
     a, b, c = (vertices_m[faces[:, i]] for i in range(3))
     cross = np.cross(b - a, c - a)
-    area = 0.5 * np.linalg.norm(cross, axis=1)
-    face_normal = cross / np.maximum(2 * area, 1e-300)[:, None]
     vertex_normal = np.zeros_like(vertices_m)
     for i in range(3):
         np.add.at(vertex_normal, faces[:, i], cross)
     vertex_normal /= np.maximum(np.linalg.norm(vertex_normal, axis=1, keepdims=True), 1e-300)
-    centres = (a + b + c) / 3
-    p_both = wall_pressure_pa(sim, fields, np.concatenate([centres, vertices_m]),
-                              np.concatenate([face_normal, vertex_normal]))
-    p_faces, p_vertices = p_both[:len(faces)], p_both[len(faces):]
-    known = np.isfinite(p_faces)
-    if not known.all():
-        log.warning("%d faces (%.2g%% of the area) found no fluid to sample and are left out of "
-                    "the pressure force", int((~known).sum()), 100 * area[~known].sum() / area.sum())
-    force = -np.sum((p_faces[known] * area[known])[:, None] * face_normal[known], axis=0)
-    q_inf = dynamic_pressure_pa(sim)
-    area_ref = sim.reference_area_m2 or np.nan
-    return SurfacePressure(
-        cp_vertices=p_vertices / q_inf, pressure_vertices_pa=p_vertices, force_pressure_n=force,
-        cd_pressure=float(force[0] / (q_inf * area_ref)),
-        cl_pressure=float(force[sim.lift_axis] / (q_inf * area_ref)),
-    )
+    p_vertices = wall_pressure_pa(sim, fields, vertices_m, vertex_normal)
+    return SurfacePressure(cp_vertices=p_vertices / dynamic_pressure_pa(sim), pressure_vertices_pa=p_vertices)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.config import CaseConfig
+from solver.config import CaseConfig, collision_operator
 from solver.errors import UnstableSettingsError
 
 #: Largest lattice speed the solver picks on its own (Mach 0.17).
@@ -80,20 +80,22 @@ def derive_units(case: CaseConfig, reference_length_m: float) -> LatticeUnits:
     tau = 3.0 * nu_lat + 0.5
     mach = u_lat / CS
     units = LatticeUnits(L, N, U, nu, flow.density_kg_m3, dx, dt, u_lat, nu_lat, tau, reynolds, mach)
-    check_stability(units, case.resolution.smagorinsky_cs)
+    check_stability(units, case.resolution.smagorinsky_cs, collision_operator(case.resolution))
     return units
 
 
-def check_stability(units: LatticeUnits, smagorinsky_cs: float) -> None:
-    """Refuse Mach > 0.3, and tau < 0.51 without the subgrid model, naming the knob to turn."""
+def check_stability(units: LatticeUnits, smagorinsky_cs: float, collision: str) -> None:
+    """Refuse Mach > 0.3, and BGK at tau < 0.51 without the subgrid model, naming the knob to
+    turn (the entropic operator is linearly stable at any tau > 1/2, docs/solver.md)."""
     if units.mach > MACH_LIMIT:
         raise UnstableSettingsError(
             f"Mach {units.mach:.2f} > {MACH_LIMIT}: lower resolution.u_lattice "
             f"(now {units.u_lattice:g}; 0.05-0.1 is usual)"
         )
-    if units.tau < TAU_MIN_WITHOUT_LES and smagorinsky_cs == 0.0:
+    if units.tau < TAU_MIN_WITHOUT_LES and smagorinsky_cs == 0.0 and collision == "bgk":
         raise UnstableSettingsError(
             f"tau = {units.tau:.5f} is too close to 1/2 for BGK without a subgrid model (Re "
             f"{units.reynolds:.3g} on {units.cells_per_length} cells): set resolution.smagorinsky_cs "
-            f"(e.g. 0.15), or lower resolution.cells_per_length or resolution.u_lattice"
+            f"(e.g. 0.15) or resolution.collision=entropic, or lower resolution.cells_per_length or "
+            f"resolution.u_lattice"
         )

@@ -24,7 +24,7 @@ from solver.config import merge_case
 from solver.errors import ConfigError, DivergenceError, UnstableSettingsError
 from solver.results import field_origin, physical_fields
 from solver.run import Runner
-from solver.simulation import Simulation
+from solver.simulation import FORCE_TOTAL, Simulation
 from solver.surface import dynamic_pressure_pa, surface_pressure, wall_pressure_pa
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 from surrogate.sample_record import SampleData, set_write_time, write_sample
@@ -106,6 +106,7 @@ def _run(job: SampleJob, samples_dir: Path, timings: dict[str, float]) -> Sample
     assert mesh is not None, "a sweep's case always has a family's mesh"
     lap("mesh")
     sim = Simulation(case, select_backend(job.backend), mesh)
+    sim.attach_surface(mesh.vertices_m, mesh.faces)
     lap("voxelize")
     result = Runner(sim).run()
     lap("simulate")
@@ -120,8 +121,10 @@ def _run(job: SampleJob, samples_dir: Path, timings: dict[str, float]) -> Sample
     stride = job.record.field_stride
     arrays = physical_fields(sim, fields, stride=stride)
     u = sim.units
-    scalars = {"cd": result.cd, "cl": result.cl, "cd_pressure": surface.cd_pressure,
-               "cl_pressure": surface.cl_pressure, "converged": result.converged, "steps": result.steps,
+    scalars = {"cd": result.cd, "cl": result.cl, "cd_pressure": result.cd_pressure,
+               "cl_pressure": result.cl_pressure, "cd_friction": result.cd_friction,
+               "cl_friction": result.cl_friction, "gap_cells": sim.fidelity.gap_cells or np.nan,
+               "blockage": sim.fidelity.blockage or np.nan, "converged": result.converged, "steps": result.steps,
                "averaged_steps": result.averaged_steps, "frontal_area_m2": float(sim.reference_area_m2 or np.nan),
                "reynolds": u.reynolds, "mach": u.mach, "tau": u.tau, "u_lattice": u.u_lattice,
                "cells_per_length": case.resolution.cells_per_length, "dx_m": u.dx_m,
@@ -131,7 +134,7 @@ def _run(job: SampleJob, samples_dir: Path, timings: dict[str, float]) -> Sample
         sample_id=job.sample_id, family=job.family, config_hash=job.config_hash, solver_version=__version__,
         parameter_names=list(job.parameters), parameter_units=[job.units[k] for k in job.parameters],
         parameters=np.array(list(job.parameters.values())), scalars=scalars,
-        cd_history=result.coefficients[:, 0], cl_history=result.coefficients[:, 1],
+        cd_history=result.coefficients[:, FORCE_TOTAL, 0], cl_history=result.coefficients[:, FORCE_TOTAL, 1],
         vertices_m=mesh.vertices_m, faces=mesh.faces, vertex_cp=surface.cp_vertices,
         vertex_normals=mesh.vertex_normals(), points_m=points.points_m, point_normals=points.normals,
         point_cp=point_cp, sdf_m=sdf.distance_m, sdf_origin_m=sdf.origin_m, sdf_spacing_m=sdf.spacing_m,

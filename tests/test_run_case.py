@@ -11,7 +11,7 @@ from conftest import ROOT, read_vtk_xml
 import run_case
 
 BOX = str(ROOT / "cases" / "windtunnel_box.yaml")
-SMALL = ["resolution.cells_per_length=8", "run.max_steps=300", "run.check_every=50",
+SMALL = ["resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=300", "run.check_every=50",
          "run.convergence.window_steps=100", "output.images=false"]
 
 
@@ -32,10 +32,13 @@ def test_run_writes_every_output(tmp_path, capsys):
     assert summary["reynolds"] == pytest.approx(20.0 * 0.4 / 1.5e-5)
     assert summary["mach"] == pytest.approx(0.1 * 3**0.5)
     rows = np.loadtxt(out / "forces.csv", delimiter=",", skiprows=1)
-    assert rows.shape == (300, 6)
-    assert (out / "forces.csv").read_text().splitlines()[0] == "step,fx_n,fy_n,fz_n,cd,cl"
+    assert rows.shape == (300, 10)
+    assert (out / "forces.csv").read_text().splitlines()[0] == \
+        "step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction"
     assert np.all(np.isfinite(rows))
     assert rows[-100:, 4].mean() == pytest.approx(summary["cd"], rel=1e-6)
+    assert rows[-100:, 6].mean() == pytest.approx(summary["cd_pressure"], rel=1e-6)
+    assert rows[-100:, 8].mean() == pytest.approx(summary["cd_friction"], rel=1e-6)
 
 
 def test_fields_vti_reads_back_in_metres(tmp_path):
@@ -91,6 +94,7 @@ def test_divergence_stops_with_step_and_cause(tmp_path, capsys):
     """BGK at tau 0.51 and Mach 0.29 around a sharp box: blows up; nothing NaN is written."""
     out = tmp_path / "div"
     args = [BOX, "resolution.smagorinsky_cs=0", "resolution.u_lattice=0.17", "flow.nu_m2_s=0.008",
+            "resolution.min_gap_cells=0",
             "run.max_steps=3000", "--backend", "cpu", "--out", str(out)]
     assert run(args) == 2
     err = capsys.readouterr().err
@@ -101,7 +105,7 @@ def test_divergence_stops_with_step_and_cause(tmp_path, capsys):
 def test_resume_continues_bit_identically(tmp_path):
     """Stop at step 200 with a checkpoint, resume to 400: forces and fields equal a straight run
     to 400 bit for bit (same backend)."""
-    common = [BOX, "resolution.cells_per_length=8", "run.check_every=50", "run.checkpoint_every=100",
+    common = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.check_every=50", "run.checkpoint_every=100",
               "run.convergence.window_steps=1000", "output.images=false", "--backend", "cpu"]
     straight, split = tmp_path / "straight", tmp_path / "split"
     assert run([*common, "run.max_steps=400", "--out", str(straight)]) == 0
@@ -113,7 +117,7 @@ def test_resume_continues_bit_identically(tmp_path):
 
 
 def test_resume_refuses_another_case(tmp_path, capsys):
-    common = [BOX, "resolution.cells_per_length=8", "run.max_steps=100", "run.checkpoint_every=100",
+    common = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=100", "run.checkpoint_every=100",
               "output.images=false", "--backend", "cpu", "--out", str(tmp_path / "r")]
     assert run(common) == 0
     assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
@@ -122,7 +126,7 @@ def test_resume_refuses_another_case(tmp_path, capsys):
 
 def test_damaged_checkpoint_is_one_line(tmp_path, capsys):
     out = tmp_path / "r"
-    args = [BOX, "resolution.cells_per_length=8", "run.max_steps=100", "run.checkpoint_every=100",
+    args = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=100", "run.checkpoint_every=100",
             "output.images=false", "--backend", "cpu", "--out", str(out)]
     assert run(args) == 0
     state = out / "checkpoint" / "state.npz"
@@ -140,7 +144,8 @@ def test_out_must_be_a_folder(tmp_path, capsys):
 
 
 MESH = str(ROOT / "cases" / "mesh.yaml")
-MESH_SMALL = ["resolution.cells_per_length=12", "run.max_steps=60", "run.check_every=20", "output.images=false"]
+MESH_SMALL = ["resolution.cells_per_length=12", "resolution.min_gap_cells=0", "run.max_steps=60", "run.check_every=20",
+              "output.images=false"]
 
 
 def test_mesh_case_runs_on_the_shipped_stl(tmp_path):
@@ -185,12 +190,17 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
     assert cp.shape == (len(points),) and np.all(np.isfinite(cp))
     assert np.allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-5)
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["cd_pressure"] + summary["cd_viscous"] == pytest.approx(summary["cd"])
+    assert all(isinstance(summary[k], float) for k in ("cd_pressure", "cd_friction", "cl_pressure", "cl_friction"))
+    assert "cd_viscous" not in summary
+    forces = (out / "forces.csv").read_text().splitlines()
+    assert forces[0] == "step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction"
+    assert all(v != "" for v in forces[-1].split(","))
 
 
 def test_car_case_takes_parameter_overrides(tmp_path):
     out = tmp_path / "car"
-    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=16", "run.max_steps=40",
+    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=16", "resolution.min_gap_cells=0",
+            "run.max_steps=40",
             "run.check_every=20", "geometry.car.backlight_angle_deg=40", "output.images=false",
             "--backend", "cpu", "--out", str(out)]
     assert run(args) == 0
@@ -208,7 +218,8 @@ def test_body_touching_the_rolling_road_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "touches the moving wall z_min" in err and "cells_per_length" in err
     assert not (out / "summary.json").exists()
-    args[2:2] = ["domain.boundaries.z_min=noslip", "run.max_steps=20", "output.images=false"]
+    args[2:2] = ["domain.boundaries.z_min=noslip", "resolution.min_gap_cells=0", "run.max_steps=20",
+                 "output.images=false"]
     assert run(args) == 0  # a body may stand on a fixed floor
 
 

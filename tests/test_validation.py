@@ -13,7 +13,7 @@ from conftest import PERIODIC, ROOT, make_case
 
 from solver.config import load_case
 from solver.run import Runner
-from solver.simulation import Simulation
+from solver.simulation import FORCE_TOTAL, Simulation
 
 
 def test_poiseuille_profile(cpu):
@@ -124,7 +124,7 @@ def test_stokes_drag_on_a_sphere(cpu):
     # Quasi-steady: the mean flow changes by under 1% per 1000 steps, far slower than the
     # viscous time of the sphere's neighbourhood (R^2 / nu ~ 400 steps).
     assert abs(u_mean - u_before) < 0.01 * u_mean
-    drag = forces[-1, 0]
+    drag = forces[-1, FORCE_TOTAL, 0]
     stokes = 6 * math.pi * nu * R * u_mean * k
     print(f"measured: Stokes drag / (6 pi mu R U K) = {drag / stokes:.4f}, K = {k:.4f}, "
           f"Re = {u_mean * 2 * R / nu:.3f}")

@@ -16,7 +16,7 @@ from viz.vti import write_vti
 @pytest.fixture(scope="module")
 def averaged_run(cpu):
     case = load_case(ROOT / "cases" / "windtunnel_box.yaml",
-                     ["resolution.cells_per_length=8", "run.max_steps=400", "run.check_every=50",
+                     ["resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=400", "run.check_every=50",
                       "run.convergence.window_steps=50", "run.convergence.tolerance=0.5",
                       "run.average_steps=200", "run.sample_every=25"])
     sim = Simulation(case, cpu)

@@ -17,7 +17,7 @@ PICTURES = ("cd_history.png", "velocity_slice.png", "body_cp.png", "streamlines.
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("viz") / "box"
-    args = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8",
+    args = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "resolution.min_gap_cells=0",
             "run.max_steps=300", "run.check_every=50", "run.convergence.window_steps=50",
             "run.convergence.tolerance=0.5", "run.average_steps=100", "run.sample_every=25",
             "output.snapshot_every=100", "--backend", "cpu", "--out", str(out)]
@@ -78,7 +78,7 @@ def test_vtm_opens_fields_and_body_together(results):
 
 def test_a_fresh_run_leaves_no_collection_of_an_earlier_one(tmp_path):
     out = tmp_path / "reuse"
-    base = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "run.max_steps=100",
+    base = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=100",
             "run.check_every=50", "output.images=false", "--backend", "cpu", "--out", str(out)]
     assert run_case.main([*base, "output.snapshot_every=50"]) == 0
     assert (out / "fields.pvd").is_file() and len(list((out / "snapshots").iterdir())) == 2

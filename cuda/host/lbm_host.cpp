@@ -8,23 +8,19 @@
 
 namespace {
 
-template <bool kForce>
+template <int kCollision, bool kForce>
 void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
               const long long row, const int x0, const int x1, const int ym, const int y,
               const int yp, const int zm, const int z, const int zp) {
 #pragma omp simd
     for (int x = x0; x < x1; ++x) {
-        lbm_update_bulk_cell(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
+        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
     }
 }
 
-}  // namespace
-
-extern "C" {
-
-// One time step on the whole grid; p as described in ../lbm_lattice.cuh.
-void lbm_step(const float* f_src, float* f_dst, const LbmParams* params) {
-    const LbmParams p = *params;
+// One time step on the whole grid with one collision operator.
+template <int kCollision>
+void step(const float* f_src, float* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const unsigned char* flags = p.flags;
     const long long n_rows = (long long)ny * nz;
@@ -40,28 +36,56 @@ void lbm_step(const float* f_src, float* f_dst, const LbmParams* params) {
                 int end = x + 1;
                 while (end < nx - 1 && (flags[row + end] & FLAG_BULK)) ++end;
                 if (p.has_force)
-                    bulk_run<true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
+                    bulk_run<kCollision, true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
                 else
-                    bulk_run<false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
+                    bulk_run<kCollision, false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
                 x = end;
             } else {
-                lbm_update_cell(f_src, f_dst, p, row + x, x, y, z);
+                lbm_update_cell<kCollision>(f_src, f_dst, p, row + x, x, y, z);
                 ++x;
             }
         }
     }
 }
 
-void lbm_init(float* f, const float* moments, const long long n_cells,
-              const long long plane_stride) {
+template <int kCollision>
+void init(float* f, const float* moments, const long long n_cells, const long long plane_stride) {
 #pragma omp parallel for schedule(static)
-    for (long long n = 0; n < n_cells; ++n) lbm_init_cell(f, moments, n_cells, plane_stride, n);
+    for (long long n = 0; n < n_cells; ++n) lbm_init_cell<kCollision>(f, moments, n_cells, plane_stride, n);
+}
+
+template <int kCollision>
+void fields(const float* f, float* moments, const long long n_cells, const long long plane_stride) {
+#pragma omp parallel for schedule(static)
+    for (long long n = 0; n < n_cells; ++n) lbm_moments_cell<kCollision>(f, moments, n_cells, plane_stride, n);
+}
+
+}  // namespace
+
+extern "C" {
+
+// One time step on the whole grid; params as described in ../lbm_lattice.cuh.
+void lbm_step(const float* f_src, float* f_dst, const LbmParams* params) {
+    if (params->collision == LBM_COLLISION_ENTROPIC)
+        step<LBM_COLLISION_ENTROPIC>(f_src, f_dst, *params);
+    else
+        step<LBM_COLLISION_BGK>(f_src, f_dst, *params);
+}
+
+void lbm_init(float* f, const float* moments, const long long n_cells,
+              const long long plane_stride, const int collision) {
+    if (collision == LBM_COLLISION_ENTROPIC)
+        init<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride);
+    else
+        init<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride);
 }
 
 void lbm_fields(const float* f, float* moments, const long long n_cells,
-                const long long plane_stride) {
-#pragma omp parallel for schedule(static)
-    for (long long n = 0; n < n_cells; ++n) lbm_moments_cell(f, moments, n_cells, plane_stride, n);
+                const long long plane_stride, const int collision) {
+    if (collision == LBM_COLLISION_ENTROPIC)
+        fields<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride);
+    else
+        fields<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride);
 }
 
 void lbm_params_layout(long long* out) { lbm_params_layout_into(out); }

@@ -34,8 +34,10 @@ class Backend(ABC):
         """The device address of an array this backend made, for the kernels' LbmParams."""
 
     @abstractmethod
-    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
-        """Set f to the equilibrium of the moments (4 planes: rho, ux, uy, uz)."""
+    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int,
+                         collision: int) -> None:
+        """Set f to the equilibrium of the moments (4 planes: rho, ux, uy, uz) of the collision
+        operator (LBM_COLLISION_* of the header)."""
 
     @abstractmethod
     def step(self, f_src: Any, f_dst: Any, params: KernelParams, force: Any) -> None:
@@ -59,8 +61,9 @@ class Backend(ABC):
         signature, scalars as numpy scalars of the kernel's types (int32, int64, float64)."""
 
     @abstractmethod
-    def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
-        """Density and velocity j / rho of the stored populations into moments (4 planes)."""
+    def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int) -> None:
+        """Density and velocity of the stored populations into moments (4 planes), the velocity
+        as the collision operator's equilibrium defines it (j / rho_0 or j / rho)."""
 
     def synchronize(self) -> None:
         """Wait until queued work has finished (for timing)."""

@@ -37,8 +37,8 @@ class CpuBackend(Backend):
         lib = ctypes.CDLL(str(build_host_library()))
         lib.lbm_step.argtypes = [_P, _P, _P]
         lib.lbm_params_layout.argtypes = [_P]
-        lib.lbm_init.argtypes = [_P, _P, _LL, _LL]
-        lib.lbm_fields.argtypes = [_P, _P, _LL, _LL]
+        lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
+        lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
         for name, argtypes in _VOXELIZE_ARGS.items():
             getattr(lib, name).argtypes = argtypes
         for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields, lib.lbm_params_layout,
@@ -58,8 +58,9 @@ class CpuBackend(Backend):
     def address(self, array: np.ndarray) -> int:
         return _ptr(array)
 
-    def init_equilibrium(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
-        self._lib.lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride)
+    def init_equilibrium(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int,
+                         collision: int) -> None:
+        self._lib.lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
 
     def step(self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray) -> None:
         self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
@@ -77,8 +78,9 @@ class CpuBackend(Backend):
     def voxelize(self, kernel: str, n_items: int, *args) -> None:
         getattr(self._lib, kernel)(*(_ptr(a) if isinstance(a, np.ndarray) else a for a in args))
 
-    def fields(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int) -> None:
-        self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride)
+    def fields(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int,
+               collision: int) -> None:
+        self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
 
     def describe(self) -> str:
         threads = os.environ.get("OMP_NUM_THREADS") or str(len(os.sched_getaffinity(0)))

@@ -96,9 +96,10 @@ class CudaBackend(Backend):
     def address(self, array: Any) -> int:
         return int(array.data.ptr)
 
-    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
+    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int,
+                         collision: int) -> None:
         self._init(self._blocks(n_cells), (THREADS_PER_BLOCK,),
-                   (f, moments, np.int64(n_cells), np.int64(plane_stride)))
+                   (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)))
 
     def step(self, f_src: Any, f_dst: Any, params: KernelParams, force: Any) -> None:
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
@@ -119,9 +120,9 @@ class CudaBackend(Backend):
         if n_items > 0:
             self._voxelizer.get_function(kernel)(self._blocks(n_items), (THREADS_PER_BLOCK,), args)
 
-    def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int) -> None:
+    def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int) -> None:
         self._fields(self._blocks(n_cells), (THREADS_PER_BLOCK,),
-                     (f, moments, np.int64(n_cells), np.int64(plane_stride)))
+                     (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)))
 
     def synchronize(self) -> None:
         self._cp.cuda.Device().synchronize()

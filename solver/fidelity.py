@@ -1,0 +1,153 @@
+"""What a result is worth, read off the grid before the run: the narrowest gap between the body
+and a wall in cells, the tunnel's blockage, and how far the body sits from the inlet and the
+outflow. Every run states these in its log and summary.json (docs/solver.md, "Fidelity").
+
+A gap is measured along each wall's normal, column by column: the fluid cells between the wall
+(which lies on the box's face) and the body, with the body's surface placed by the wall fraction
+of the link into it (interpolated bounce-back) or on the cell face (halfway). Columns where the
+body stands on the wall (no fluid cell between them, like the Ahmed body's stilts on its fixed
+floor) are contact, not a gap, and do not count.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from solver import lattice
+from solver.config import AXES, CaseConfig
+from solver.errors import ConfigError
+from solver.grid import Grid
+
+log = logging.getLogger(__name__)
+
+WALL_FACES = ("noslip", "freeslip", "moving")
+#: Blockage above this share of the tunnel section raises Cd noticeably (../VALIDATION.md).
+BLOCKAGE_WARN = 0.05
+#: The default of resolution.min_gap_cells; a case below it is flagged in the log.
+MIN_GAP_CELLS_DEFAULT = 2.0
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    gap_cells: Optional[float]       # narrowest body-wall gap / dx (contact excluded)
+    gap_m: Optional[float]
+    gap_face: Optional[str]          # the wall of that gap, e.g. "z_min"
+    contact_faces: tuple[str, ...]   # walls the body stands on
+    blockage: Optional[float]        # body frontal area / tunnel section (y-z)
+    inlet_lengths: Optional[float]   # inlet plane to the body's front, in reference lengths
+    outflow_lengths: Optional[float]  # body's rear to the outflow plane, in reference lengths
+
+    def as_dict(self) -> dict:
+        return {"gap_cells": self.gap_cells, "gap_m": self.gap_m, "gap_face": self.gap_face,
+                "contact_faces": list(self.contact_faces), "blockage": self.blockage,
+                "inlet_distance_lengths": self.inlet_lengths,
+                "outflow_distance_lengths": self.outflow_lengths}
+
+    def describe(self) -> str:
+        """One log line."""
+        parts = []
+        if self.gap_cells is not None:
+            parts.append(f"narrowest gap {self.gap_cells:.2f} cells ({self.gap_m:.3g} m, {self.gap_face})")
+        if self.contact_faces:
+            parts.append(f"stands on {', '.join(self.contact_faces)}")
+        if self.blockage is not None:
+            parts.append(f"blockage {100 * self.blockage:.1f}%")
+        if self.inlet_lengths is not None:
+            parts.append(f"inlet {self.inlet_lengths:.2f} L upstream")
+        if self.outflow_lengths is not None:
+            parts.append(f"outflow {self.outflow_lengths:.2f} L downstream")
+        return "fidelity: " + ", ".join(parts) if parts else "fidelity: no body"
+
+
+def _face_gaps(body: np.ndarray, axis: int, side: str, slot: np.ndarray,
+               link_q: Optional[np.ndarray]) -> tuple[Optional[float], bool]:
+    """Narrowest gap in cells between the wall on face (axis, side) and the body, and whether
+    the body touches that wall somewhere. Arrays [z, y, x]; the wall layer is the first (min) or
+    last (max) layer along the axis."""
+    array_axis = 2 - axis
+    column = np.moveaxis(body, array_axis, 0)
+    slots = np.moveaxis(slot, array_axis, 0)
+    if side == "max":
+        column, slots = column[::-1], slots[::-1]
+    has_body = column.any(axis=0)
+    if not has_body.any():
+        return None, False
+    first_body = np.argmax(column, axis=0)        # index of the first body cell from the wall
+    fluid_between = first_body - 1                # the wall layer is index 0
+    contact = has_body & (fluid_between <= 0)
+    gap_columns = has_body & (fluid_between > 0)
+    if not gap_columns.any():
+        return None, bool(contact.any())
+    fluid = fluid_between[gap_columns]
+    fraction = np.full(fluid.shape, 0.5)
+    if link_q is not None:
+        # The link from the last fluid cell into the body points away from the wall: its source
+        # is x - c with c = -(unit normal into the domain) on a min face, +normal on a max face.
+        c = np.zeros(3, int)
+        c[axis] = -1 if side == "min" else 1
+        q = int(np.flatnonzero(np.all(lattice.C == c, axis=1))[0])
+        last_fluid = np.take_along_axis(slots, (first_body - 1)[None], axis=0)[0][gap_columns]
+        known = last_fluid >= 0
+        link_fraction = link_q[last_fluid[known], q - 1]
+        fraction[known] = np.where(link_fraction > 0, link_fraction, 0.5)
+    gaps = fluid - 0.5 + fraction
+    return float(gaps.min()), bool(contact.any())
+
+
+def assess(case: CaseConfig, grid: Grid, flags: np.ndarray, slot: np.ndarray,
+           link_q: Optional[np.ndarray], frontal_area_m2: Optional[float], length_m: float) -> Fidelity:
+    """The fidelity figures of a case on its grid. slot: the body's neighbour index; link_q: the
+    wall fractions of interpolated bounce-back (None for halfway)."""
+    body = (flags & lattice.BODY) != 0
+    if not body.any():
+        return Fidelity(None, None, None, (), None, None, None)
+    faces = vars(case.domain.boundaries)
+    best: tuple[Optional[float], Optional[str]] = (None, None)
+    contact = []
+    for axis, name in enumerate(AXES):
+        for side in ("min", "max"):
+            face = f"{name}_{side}"
+            if faces[face] not in WALL_FACES:
+                continue
+            gap, touches = _face_gaps(body, axis, side, slot, link_q)
+            if touches:
+                contact.append(face)
+            if gap is not None and (best[0] is None or gap < best[0]):
+                best = (gap, face)
+    size = case.domain.size_m
+    blockage = frontal_area_m2 / (size[1] * size[2]) if frontal_area_m2 else None
+    x_cells = np.flatnonzero(body.any(axis=(0, 1)))
+    front = grid.centers(0)[x_cells[0]] - 0.5 * grid.dx_m
+    rear = grid.centers(0)[x_cells[-1]] + 0.5 * grid.dx_m
+    x0 = case.domain.origin_m[0]
+    inlet = (front - x0) / length_m if faces["x_min"] == "inlet" else None
+    outflow = (x0 + size[0] - rear) / length_m if faces["x_max"] == "outflow" else None
+    gap_cells, gap_face = best
+    return Fidelity(gap_cells=gap_cells, gap_m=None if gap_cells is None else gap_cells * grid.dx_m,
+                    gap_face=gap_face, contact_faces=tuple(contact), blockage=blockage,
+                    inlet_lengths=inlet, outflow_lengths=outflow)
+
+
+def check_fidelity(case: CaseConfig, fidelity: Fidelity) -> None:
+    """Refuse a gap under resolution.min_gap_cells (one line naming the key to raise and the
+    clearance); log a case that lowered the key, and blockage over 5%."""
+    r = case.resolution
+    gap = fidelity.gap_cells
+    if gap is not None and gap < r.min_gap_cells:
+        needed = math.ceil(r.cells_per_length * r.min_gap_cells / gap)
+        raise ConfigError(
+            f"the body comes within {gap:.2f} cells ({fidelity.gap_m:.3g} m) of the wall {fidelity.gap_face}, "
+            f"under resolution.min_gap_cells = {r.min_gap_cells:g}: raise resolution.cells_per_length "
+            f"to at least {needed} (now {r.cells_per_length}) or the body's clearance from {fidelity.gap_face}")
+    if r.min_gap_cells < MIN_GAP_CELLS_DEFAULT:
+        log.warning("resolution.min_gap_cells = %g is below the default %g: gaps of fewer cells are "
+                    "not resolved and their flow, and the forces from it, are screening figures",
+                    r.min_gap_cells, MIN_GAP_CELLS_DEFAULT)
+    if fidelity.blockage is not None and fidelity.blockage > BLOCKAGE_WARN:
+        log.warning("the body blocks %.1f%% of the tunnel section (over %.0f%%): Cd is raised by the "
+                    "walls; widen domain.size_m", 100 * fidelity.blockage, 100 * BLOCKAGE_WARN)
