@@ -14,13 +14,14 @@
 // Europhys. Lett. 63, 798). Its tangent space is E * span{1, c}, so the map f -> E(rho(f), j(f))
 // linearised about any uniform flow is an orthogonal projection in the scalar product
 // <a, b> = sum a_q b_q / E_q. The collision keeps that property for the rest:
-//   f* = E + (1 - omega) P f_neq,   P the orthogonal projection (same scalar product) onto
-//   E * {quadratic polynomials of c},
-// i.e. the stress part of f_neq relaxes with omega (viscosity nu = (1/omega - 1/2) / 3) and
-// every higher (non-hydrodynamic) part is set to equilibrium. Linearised about a uniform flow
-// the step is then a contraction in that scalar product for any omega in (0, 2]: no mode grows,
-// at any mean velocity, however close tau0 is to 1/2 (benchmarks/von_neumann.py computes the
-// spectrum; BGK with the polynomial equilibrium grows at 1e-3 per step there).
+//   f* = E + (1 - omega) P_dev f_neq + (1 - omega_bulk) P_tr f_neq,
+// P_dev + P_tr the orthogonal projection (same scalar product) onto E * {quadratic polynomials
+// of c} less the conserved part, P_tr its trace direction: the deviatoric stress relaxes with
+// omega (viscosity nu = (1/omega - 1/2) / 3), the trace with LBM_OMEGA_BULK, and every higher
+// (non-hydrodynamic) part is set to equilibrium. Linearised about a uniform flow the step is
+// then a contraction in that scalar product for any omega in (0, 2]: no mode grows, at any mean
+// velocity, however close tau0 is to 1/2 (tests/test_collision.py computes the spectrum; BGK
+// with the polynomial equilibrium grows at 8e-3 per step at u = 0.1 there).
 //
 // Both: the Smagorinsky-Lilly subgrid model (Hou et al. 1996, J. Comput. Phys. 118, 329),
 // tau_eff = (tau0 + sqrt(tau0^2 + 18 sqrt(2) Cs^2 |Pi_neq| / rho_0)) / 2, and a body force by

@@ -18,6 +18,7 @@ import numpy as np
 
 from optimize.pipeline import StageRecord
 from solver.atomic import write_atomically, write_text
+from solver.fidelity import BLOCKAGE_WARN, MIN_GAP_CELLS_DEFAULT
 from surrogate.dataset import Dataset
 
 
@@ -95,6 +96,27 @@ def machine() -> str:
     return f"{name}, {os.cpu_count()} CPUs"
 
 
+def fidelity_blocks(ds: Dataset) -> list[Block]:
+    """A warning where the dataset's set-up was under-resolved: a body-wall gap under the default
+    resolution.min_gap_cells, or blockage over 5% (docs/solver.md, "Fidelity")."""
+    if not len(ds):
+        return []
+    first = ds.sample(0).scalars
+    gaps = [ds.sample(k).scalars.get("gap_cells", np.nan) for k in range(len(ds))]
+    warnings = []
+    if np.nanmin(gaps) < MIN_GAP_CELLS_DEFAULT:
+        warnings.append(f"the narrowest body–wall gap holds {np.nanmin(gaps):.2f}–{np.nanmax(gaps):.2f} cells, "
+                        f"under the {MIN_GAP_CELLS_DEFAULT:g} a resolved gap needs (the sweep lowered "
+                        "resolution.min_gap_cells)")
+    if first.get("blockage", 0.0) > BLOCKAGE_WARN:
+        warnings.append(f"the body blocks {100 * first['blockage']:.1f}% of the tunnel section (over "
+                        f"{100 * BLOCKAGE_WARN:.0f}%)")
+    if not warnings:
+        return []
+    return [Block("text", "Fidelity warning: " + "; ".join(warnings) + ". These Cd values are "
+                  "screening figures, not a wind tunnel's.")]
+
+
 def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
     images = out / "images"
     ds = Dataset(out / "dataset")
@@ -117,6 +139,7 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
                      [[p["name"], p["unit"], f"{p['low']:g}", f"{p['high']:g}"] for p in free]),
                Block("text", f"LBM Cd {ds.cd.min():.4f}–{ds.cd.max():.4f} (mean {ds.cd.mean():.4f}); "
                      f"{int(ds.converged.sum())} of {len(ds)} converged."),
+               *fidelity_blocks(ds),
                Block("image", "images/cars.png")]
     m = metrics
     rows = [["metric", "value"], ["test shapes", str(m["shapes"]["test"])], ["Cd R²", f"{m['cd_r2']:.3f}"],

@@ -4,4 +4,4 @@ kernels of cuda/, the run loop, forces and checkpoints.
 Importable without vtk, pyvista or paddle (the GPU check runs where those are missing).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -36,6 +36,7 @@ class FlowConfig:
     inlet_profile: str = "uniform"          # uniform | parabolic_y (mean U, zero at the y walls)
     body_accel_m_s2: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # [m/s^2]
     initial: str = "inflow"                 # inflow (the inlet profile everywhere) | rest | taylor_green
+    initial_perturbation: float = 0.0       # random velocity added to the initial state, share of U [-]
 
 
 @dataclass
@@ -212,6 +213,7 @@ def validate(case: CaseConfig) -> None:
     _require(f.density_kg_m3 > 0, "flow.density_kg_m3", "must be positive (kg/m^3)")
     _require(f.inlet_profile in INLET_PROFILES, "flow.inlet_profile", f"must be one of {INLET_PROFILES}")
     _require(f.initial in INITIAL_STATES, "flow.initial", f"must be one of {INITIAL_STATES}")
+    _require(0.0 <= f.initial_perturbation <= 0.5, "flow.initial_perturbation", "must be in [0, 0.5] (share of U)")
     _require(len(f.body_accel_m_s2) == 3, "flow.body_accel_m_s2", "must be three numbers (x, y, z)")
     if f.initial == "taylor_green":
         _require(d.boundaries.x_min == "periodic" and d.boundaries.y_min == "periodic", "flow.initial",

@@ -103,16 +103,21 @@ def mark_bulk(flags: np.ndarray) -> None:
     flags[bulk] |= BULK
 
 
-def body_neighbour_index(flags: np.ndarray) -> np.ndarray:
-    """int32 [z, y, x]: for each fluid cell with a link into a body cell, its slot k = 0, 1, ...
-    in flat-index order; -1 elsewhere. The kernels write each such cell's share of the body
-    force to slot k."""
+def body_neighbour_index(flags: np.ndarray, layers: int = 2) -> np.ndarray:
+    """int32 [z, y, x]: for each fluid cell within `layers` links of a body cell (the first layer
+    has a link into the body, the second a link into the first), its slot k = 0, 1, ... in
+    flat-index order; -1 elsewhere. The kernels write each such cell's share of the body force
+    and its pressure and viscous force on the surface it stands for to slot k; two layers let
+    the surface integrals extrapolate to the wall (solver/surface_elements.py)."""
     types = flags & TYPE_MASK
-    body = (flags & BODY) != 0
-    near = np.zeros(flags.shape, dtype=bool)
-    for cx, cy, cz in lattice.C[1:]:
-        near |= np.roll(body, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
-    near &= types == FLUID
+    fluid = types == FLUID
+    near = (flags & BODY) != 0
+    for _ in range(layers):
+        reach = near.copy()
+        for cx, cy, cz in lattice.C[1:]:
+            reach |= np.roll(near, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
+        near = reach
+    near &= fluid
     index = np.full(flags.shape, -1, dtype=np.int32)
     index[near] = np.arange(int(near.sum()), dtype=np.int32)
     return index

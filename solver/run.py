@@ -21,7 +21,7 @@ import numpy as np
 from solver.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from solver.config import CaseConfig
 from solver.errors import DivergenceError
-from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Fields, Simulation
+from solver.simulation import FORCE_TOTAL, Fields, Simulation
 
 log = logging.getLogger(__name__)
 

@@ -79,6 +79,7 @@ class Simulation:
         n = self.grid.n_cells
         self.plane_stride = lattice.plane_stride(n)
         self.slot_host = body_neighbour_index(self.flags_host)
+        self.flags_host[self.slot_host >= 0] &= ~np.uint8(lattice.BULK)  # reporting cells take the general path
         n_slots = int(self.slot_host.max()) + 1
         interpolated = self.body is not None and case.body.bounce_back == "interpolated"
         link_q = (self.body.wall_fractions(self.grid, self.flags_host, self.slot_host) if interpolated
@@ -154,7 +155,8 @@ class Simulation:
         """Give the body's closed surface mesh (vertices in metres, outward faces): from then on
         each step also integrates the pressure and the viscous stress of the fluid cells next to
         the body over it (FORCE_PRESSURE, FORCE_FRICTION of advance)."""
-        area, missed = slot_surface_elements(self.grid, self.case, self.slot_host, vertices_m, faces)
+        area, missed = slot_surface_elements(self.grid, self.case, self.flags_host, self.slot_host,
+                                             vertices_m, faces)
         self.surface_area_missed = missed
         self._param_values["slot_area"] = self.backend.asarray(area)
         self.params = pack_params(self._param_values, self.backend.address)
@@ -239,6 +241,11 @@ def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np
         m[2] = (-u0 * (kx / ky) * np.cos(kx * X) * np.sin(ky * Y))[None]
         p = -0.25 * u0**2 * (np.cos(2 * kx * X) + (kx / ky) ** 2 * np.cos(2 * ky * Y))
         m[0] = (1.0 + 3.0 * p)[None]
+    if case.flow.initial_perturbation > 0:
+        # A seeded random velocity of the given share of U: to start a repeat run from a nearby
+        # state (e.g. to test whether a flow has two states).
+        rng = np.random.default_rng(0)
+        m[1:] += (case.flow.initial_perturbation * u0 * rng.standard_normal(m[1:].shape)).astype(np.float32)
     walls = wall_mask(flags)
     m[0][walls] = 1.0
     m[1:, walls] = 0.0

@@ -11,7 +11,6 @@ stream's static pressure), or the reference density's pressure without an inlet.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,8 +19,6 @@ from solver import lattice
 from solver.grid import wall_mask
 from solver.surface_elements import corner_weights, periodic_axes
 from solver.simulation import Fields, Simulation
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)

@@ -1,13 +1,21 @@
-"""Which part of the body's surface each fluid cell next to the body stands for.
+"""Which part of the body's surface each reporting cell near the body stands for.
 
-Each step, every fluid cell next to the body (a slot of the kernels' boundary index) reports its
-pressure and its viscous stress; multiplied by the area vector a_k of the surface around it and
-summed, they give the pressure force -sum p_k a_k and the viscous force sum sigma_k a_k on the
-body (cuda/lbm_cell.cuh). a_k is built once here from the surface mesh: each face's area vector
-A n is shared among the slot cells around the point half a cell out from the face's centre, with
-trilinear weights over those of the 8 cells around it that are slots (periodic axes wrap, as the
-kernels stream). A face with none there goes to the nearest slot cell within two cells; one
-farther (inside a wall the body stands on) is left out, and its share of the area is reported.
+Each step, every fluid cell within two links of the body (a slot of the kernels' boundary
+index) reports its pressure and its viscous stress; multiplied by an area vector a_k and summed,
+they give the pressure force -sum p_k a_k and the viscous force sum sigma_k a_k on the body
+(cuda/lbm_cell.cuh). a_k is built once here from the surface mesh, so that the sum is the
+surface integral of the fields extrapolated to the wall, as the Cp sampler does
+(solver/surface.py): for each face, the fields at the points 0.5 and 1.5 cells out from its
+centre along its normal, each trilinear over those of the 8 cells around it that report,
+extrapolated linearly to the face from the two samples' distances (corners inside the body
+are left out, which moves the near sample outwards), times the face's area vector A n. Sampling the first cells
+alone, half a cell or more from the wall, lost 10-20% of both parts on curved bodies (the Stokes
+sphere: pressure 0.27 and friction 0.54 of the drag against 1/3 and 2/3). Where the far point
+finds no reporting cell the near one is used alone; where the near one finds none, the face goes
+to the nearest first-layer cell within two cells; a face farther (inside a wall the body stands
+on) is left out and its share of the area reported. Periodic axes wrap, as the kernels stream.
+Faces outside the domain's box (the far half of a car cut by a symmetry plane) are not part of
+the body this domain holds and are left out without a report.
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from solver.config import CaseConfig
-from solver.grid import Grid
+from solver.grid import Grid, body_neighbour_index
 
 log = logging.getLogger(__name__)
 
@@ -59,30 +67,61 @@ def corner_weights(grid: Grid, periodic: np.ndarray, points_m: np.ndarray) -> tu
     return idx, weights
 
 
-def slot_surface_elements(grid: Grid, case: CaseConfig, slot: np.ndarray, vertices_m: np.ndarray,
-                          faces: np.ndarray) -> tuple[np.ndarray, float]:
-    """Area vectors a_k [n_slots, 3] in lattice units (m^2 / dx^2), and the share of the surface's
-    area no slot stands for."""
-    n_slots = int(slot.max()) + 1
-    centres, normals, areas = face_geometry(np.asarray(vertices_m, float), np.asarray(faces))
-    idx, weights = corner_weights(grid, periodic_axes(case), centres + 0.5 * grid.dx_m * normals)
+def _sample(grid: Grid, periodic: np.ndarray, slot: np.ndarray, points_m: np.ndarray,
+            centres_m: np.ndarray, normals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Slots [n, 8] of the reporting cells around each point (-1 for others), their trilinear
+    weights renormalised over those cells [n, 8] (all zero where none reports), and the
+    distance [n] of that weighted sample from the face along its normal [m] (the cells left out
+    move it: inside the body the near point's corners are not fluid)."""
+    idx, weights = corner_weights(grid, periodic, points_m)
     inside = idx[..., 0] >= 0
     corner_slot = np.where(inside, slot[idx[..., 2], idx[..., 1], idx[..., 0]], -1)
     weights = np.where(corner_slot >= 0, weights, 0.0)
-    total = weights.sum(axis=1)
-    found = total > 1e-9
-    share = np.where(found[:, None], weights / np.where(found, total, 1.0)[:, None], 0.0)
+    total = weights.sum(axis=1, keepdims=True)
+    weights = np.where(total > 1e-9, weights / np.maximum(total, 1e-300), 0.0)
+    corner_m = np.stack([grid.centers(a)[np.maximum(idx[..., a], 0)] for a in range(3)], axis=-1)
+    offset = corner_m - centres_m[:, None, :]
+    if periodic.any():  # the nearest image of a wrapped corner
+        box = np.array([grid.nx, grid.ny, grid.nz]) * grid.dx_m
+        offset = np.where(periodic, offset - box * np.round(offset / box), offset)
+    distance = np.sum(weights * np.einsum("nka,na->nk", offset, normals), axis=1)
+    return corner_slot, weights, distance
+
+
+def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot: np.ndarray,
+                          vertices_m: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, float]:
+    """Area vectors a_k [n_slots, 3] in lattice units (m^2 / dx^2), and the share of the surface's
+    area no reporting cell stands for."""
+    n_slots = int(slot.max()) + 1
+    centres, normals, areas = face_geometry(np.asarray(vertices_m, float), np.asarray(faces))
+    periodic = periodic_axes(case)
+    lo = np.asarray(case.domain.origin_m, float)
+    hi = lo + np.asarray(case.domain.size_m, float)
+    in_domain = np.all(periodic | ((centres >= lo) & (centres <= hi)), axis=1)
+    centres, normals, areas = centres[in_domain], normals[in_domain], areas[in_domain]
+    near_slot, near_w, near_d = _sample(grid, periodic, slot, centres + 0.5 * grid.dx_m * normals, centres, normals)
+    far_slot, far_w, far_d = _sample(grid, periodic, slot, centres + 1.5 * grid.dx_m * normals, centres, normals)
+    found = near_w.sum(axis=1) > 0
+    # Linear extrapolation to the face from the two samples' actual distances.
+    spread = far_d - near_d
+    extrapolate = found & (far_w.sum(axis=1) > 0) & (spread > 0.25 * grid.dx_m)
+    safe = np.where(extrapolate, spread, 1.0)
+    near_w = near_w * np.where(extrapolate, far_d / safe, 1.0)[:, None]
+    far_w = far_w * np.where(extrapolate, -near_d / safe, 0.0)[:, None]
     vectors = areas[:, None] * normals / grid.dx_m**2
     area = np.zeros((n_slots, 3))
-    np.add.at(area, corner_slot[share > 0], (share[..., None] * vectors[:, None, :])[share > 0])
+    for corner_slot, weights in ((near_slot, near_w), (far_slot, far_w)):
+        used = weights != 0
+        np.add.at(area, corner_slot[used], (weights[..., None] * vectors[:, None, :])[used])
     missed_area = 0.0
     lost = np.flatnonzero(~found)
     if lost.size and n_slots:
-        cells = np.argwhere(slot >= 0)                          # (z, y, x), slot order
+        cells = np.argwhere(body_neighbour_index(flags, layers=1) >= 0)  # (z, y, x)
         centres_slot = np.stack([grid.centers(a)[cells[:, 2 - a]] for a in range(3)], axis=1)
         distance, nearest = cKDTree(centres_slot).query(centres[lost])
         near = distance <= MAX_DISTANCE_CELLS * grid.dx_m
-        np.add.at(area, nearest[near], vectors[lost[near]])
+        target = slot[cells[nearest[near], 0], cells[nearest[near], 1], cells[nearest[near], 2]]
+        np.add.at(area, target, vectors[lost[near]])
         missed_area = float(areas[lost[~near]].sum())
     missed = missed_area / float(areas.sum())
     if missed > 1e-3:

@@ -86,7 +86,8 @@ def plan_sweep(config: SweepConfig, sweep_path: Path, folder: Path) -> SweepPlan
     sampler = {"method": s.method, "seed": s.seed}
     if s.method != "sobol":  # a Sobol sequence's first points do not change with n; a hypercube's do
         sampler["n_samples"] = s.n_samples
-    definition = {"schema_version": SCHEMA_VERSION, "family": config.family, "case": base_case,
+    definition = {"schema_version": SCHEMA_VERSION, "solver_version": __version__, "family": config.family,
+                  "case": base_case,
                   "parameters": [asdict(r) for r in ranges], "sampler": sampler, "record": asdict(config.record)}
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
     return SweepPlan(config, folder, ranges, points, base_case, definition, digest)  # type: ignore[arg-type]

@@ -40,7 +40,7 @@ def test_cpu_and_cuda_agree_after_200_steps(cpu):
     from solver.backends.cuda import CudaBackend
     from solver.simulation import Simulation
 
-    case = load_case(ROOT / "cases" / "windtunnel_box.yaml", ["resolution.cells_per_length=12"])
+    case = load_case(ROOT / "cases" / "windtunnel_box.yaml", ["resolution.cells_per_length=12", "resolution.min_gap_cells=0"])
     results = []
     for backend in (cpu, CudaBackend()):
         sim = Simulation(case, backend)

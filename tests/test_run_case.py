@@ -48,15 +48,15 @@ def test_fields_vti_reads_back_in_metres(tmp_path):
     assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
     image = read_vtk_xml(out / "fields.vti")
     dx = 0.4 / 8
-    assert image.GetDimensions() == (48, 16, 10)  # 2.4 x 0.8 x 0.5 m at dx = 0.05 m
+    assert image.GetDimensions() == (48, 20, 13)  # 2.4 x 1.0 x 0.65 m at dx = 0.05 m
     assert image.GetSpacing() == pytest.approx((dx, dx, dx))
     assert image.GetOrigin() == pytest.approx((dx / 2, dx / 2, dx / 2))
     data = image.GetPointData()
     names = {data.GetArrayName(i) for i in range(data.GetNumberOfArrays())}
     assert names == {"velocity", "pressure", "Cp", "vorticity", "solid"}
-    velocity = vtk_to_numpy(data.GetArray("velocity")).reshape(10, 16, 48, 3)
-    solid = vtk_to_numpy(data.GetArray("solid")).reshape(10, 16, 48)
-    # The box (solid = 1) spans x 0.6-1.0 m, y 0.3-0.5 m, z 0.03-0.18 m.
+    velocity = vtk_to_numpy(data.GetArray("velocity")).reshape(13, 20, 48, 3)
+    solid = vtk_to_numpy(data.GetArray("solid")).reshape(13, 20, 48)
+    # The box (solid = 1) spans x 0.6-1.0 m, y 0.4-0.6 m, z 0.03-0.18 m.
     assert solid[2, 8, 15] == 1 and solid[2, 8, 11] == 0
     assert np.all(velocity[solid == 1] == 0)
     # The first plane after the inlet carries the free stream, 20 m/s along x, on average.
@@ -182,8 +182,8 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
     assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(out)]) == 0
     surface = read_vtk_xml(out / "surface.vtp")
     points = vtk_to_numpy(surface.GetPoints().GetData())
-    # The box in metres: x 0.6-1.0, y 0.3-0.5, z 0.03-0.18.
-    assert points.min(axis=0) == pytest.approx([0.6, 0.3, 0.03]) and points.max(axis=0) == pytest.approx([1.0, 0.5, 0.18])
+    # The box in metres: x 0.6-1.0, y 0.4-0.6, z 0.03-0.18.
+    assert points.min(axis=0) == pytest.approx([0.6, 0.4, 0.03]) and points.max(axis=0) == pytest.approx([1.0, 0.6, 0.18])
     data = surface.GetPointData()
     cp = vtk_to_numpy(data.GetArray("Cp"))
     normals = vtk_to_numpy(data.GetArray("Normals"))

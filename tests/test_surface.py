@@ -42,3 +42,34 @@ def test_thin_plate_pressure_drag_matches_momentum_exchange(cpu):
     surface = surface_pressure(sim, result.fields, plate.vertices_m, plate.faces)
     assert np.all(np.isfinite(surface.cp_vertices))
     assert surface.cp_vertices.max() == pytest.approx(1.0, abs=0.15)  # stagnation on the front face
+
+
+def test_stokes_sphere_force_split(cpu):
+    """Stokes flow past a sphere: a third of the drag is pressure, two thirds friction (Stokes
+    1851). Radius 8 cells in a periodic 48^3 box (tau = 1, interpolated bounce-back, Re ~ 0.1),
+    driven by a body force: pressure and friction integrated over an icosphere each within 0.03
+    of 1/3 and 2/3 of the momentum-exchange drag, and their sum within 5% of it."""
+    import math
+
+    from shapes.solids import icosphere
+    from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL
+
+    L, R = 48, 8
+    periodic = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
+    case = make_case(name="stokes_split",
+                     flow={"speed_m_s": 1e-3, "nu_m2_s": 1 / 6, "body_accel_m_s2": [4e-7, 0.0, 0.0],
+                           "initial": "rest"},
+                     domain={"size_m": [L, L, L], "boundaries": periodic},
+                     body={"shape": "sphere", "center_m": [L / 2] * 3, "radius_m": R},
+                     resolution={"cells_per_length": 2 * R, "u_lattice": 1e-3})
+    sim = Simulation(case, cpu)
+    sphere = icosphere(R, (L / 2, L / 2, L / 2), subdivisions=5)
+    sim.attach_surface(sphere.vertices_m, sphere.faces)
+    sim.advance(6000)
+    force = sim.advance(500).mean(axis=0)
+    total = force[FORCE_TOTAL, 0]
+    pressure, friction = force[FORCE_PRESSURE, 0] / total, force[FORCE_FRICTION, 0] / total
+    print(f"measured: Stokes sphere, pressure {pressure:.4f} and friction {friction:.4f} of the drag "
+          f"(1/3, 2/3), sum {pressure + friction:.4f}")
+    assert math.isclose(pressure, 1 / 3, abs_tol=0.03) and math.isclose(friction, 2 / 3, abs_tol=0.03)
+    assert pressure + friction == pytest.approx(1.0, abs=0.05)
