@@ -8,6 +8,7 @@ import numpy as np
 
 from optimize.design_space import DesignSpace
 from optimize.verify import Verified
+from viz.numbers import coefficient
 
 
 def history_png(path: Path, scores: np.ndarray, baseline_score: float, objective: str) -> None:
@@ -46,18 +47,20 @@ def report_md(space: DesignSpace, verified: list[Verified], objective: str, kapp
         within = abs(v.cd_lbm - v.cd_surrogate) <= 3 * v.cd_std
         gain_s = 100 * (base.cd_surrogate - v.cd_surrogate) / base.cd_surrogate
         gain_l = 100 * (base.cd_lbm - v.cd_lbm) / base.cd_lbm
-        lines.append(f"| [{v.label}]({v.folder.name}) | {v.cd_surrogate:.4f} ± {v.cd_std:.4f} | {v.cd_lbm:.4f}"
+        lines.append(f"| [{v.label}]({v.folder.name}) | {coefficient(v.cd_surrogate)} ± {coefficient(v.cd_std)} | "
+                     f"{coefficient(v.cd_lbm)}"
                      f"{'' if v.converged else ' (not converged)'} | {'yes' if within else 'no'} | "
                      f"{gain_s:+.1f}% | {gain_l:+.1f}% |")
     if objective == "drag_area":
         lines += ["", "Drag area Cd·A [m²] by the LBM: " + ", ".join(
-            f"{v.label} {v.cd_lbm * areas[v.label]:.4f}" for v in verified)]
+            f"{v.label} {v.cd_lbm * areas[v.label]:#.4g}" for v in verified)]
     if len(rounds) > 1:
         lines += ["", "Active learning: after each round the verified designs joined the dataset and the surrogate "
                   "was retrained from its last weights.", "", "| round | surrogate | best LBM-confirmed improvement |",
                   "| --- | --- | --- |"]
         lines += [f"| {r['round']} | `{r['model']}` | {100 * r['lbm_improvement']:+.1f}% |" for r in rounds]
-    lines += ["", f"Best by the LBM: **{best.label}** (`best.stl`), σ at it {best.cd_std:.4f}.", "",
+    unsettled = "" if best.converged else " Its LBM run did not converge: its Cd is provisional."
+    lines += ["", f"Best by the LBM: **{best.label}** (`best.stl`), σ at it {coefficient(best.cd_std)}.{unsettled}", "",
               "| parameter | unit | baseline | best | search range |", "| --- | --- | --- | --- | --- |"]
     for i, name in enumerate(space.names):
         rng = f"{space.low[i]:g} – {space.high[i]:g}" if space.free[i] else "fixed"

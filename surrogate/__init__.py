@@ -6,3 +6,9 @@ HDF5 schema), shape_features (surface points, signed distance), dataset (the rea
 Learning and serving: train_config, models (ParamNet ensemble, GeoNet), tasks, training,
 metrics, export (paddle.jit.save), predictor (paddle.inference).
 """
+
+import warnings
+
+# Paddle warns at import that ccache is missing: it matters only for compiling Paddle's C++
+# extensions, which this project never does.
+warnings.filterwarnings("ignore", message="No ccache found", category=UserWarning)
