@@ -21,7 +21,6 @@ from typing import Callable
 
 import numpy as np
 
-from shapes.errors import MeshError
 from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
 from solver.atomic import write_atomically
@@ -33,6 +32,7 @@ from solver.run import Runner
 from solver.simulation import Simulation
 from solver.surface import surface_pressure
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
+from viz.numbers import coefficient
 
 log = logging.getLogger("run_case")
 
@@ -63,11 +63,11 @@ class ProgressBar:
         eta = (total - step) / rate if rate > 0 else float("nan")
         if self.bar is not None:
             self.bar.n = step
-            self.bar.set_postfix_str(f"mean Cd {cd:.4f}, {rate:.0f} steps/s")
+            self.bar.set_postfix_str(f"mean Cd {coefficient(cd)}, {rate:.0f} steps/s")
             self.bar.refresh()
         elif step - self.last_logged >= total / 10 or step >= total:
             self.last_logged = step
-            log.info("step %d/%d  mean Cd %.4f  %.0f steps/s  ETA %.0f s", step, total, cd, rate, eta)
+            log.info("step %d/%d  mean Cd %s  %.0f steps/s  ETA %.0f s", step, total, coefficient(cd), rate, eta)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -139,8 +139,13 @@ def body_surface(case: CaseConfig, sim: Simulation, mesh: TriangleMesh | None) -
                              lo + np.asarray(case.domain.size_m, float), sim.units.dx_m)
 
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4f}"
+def _convergence(info: dict) -> str:
+    """The final log line's words on convergence (info: summary.json's figures)."""
+    if info["converged"]:
+        return f"converged at step {info['converged_step']}"
+    if info["cd"] is None:
+        return "no body, no convergence test"
+    return "NOT CONVERGED: Cd still changing at the step limit"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,12 +194,13 @@ def main(argv: list[str] | None = None) -> int:
         write_collections(out, sim)
         if case.output.images:
             draw_pictures(out)
-    except (SlipstreamError, MeshError) as exc:
+    except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    log.info("Cd %s (pressure %s, friction %s)  Cl %s  steps %d  converged %s  %.1f MLUPs  -> %s",
-             _fmt(info["cd"]), _fmt(info["cd_pressure"]), _fmt(info["cd_friction"]), _fmt(info["cl"]),
-             info["steps"], info["converged"], info["mlups"], out)
+
+    log.info("Cd %s (pressure %s, friction %s)  Cl %s  steps %d  %s  %.1f MLUPs  -> %s",
+             coefficient(info["cd"]), coefficient(info["cd_pressure"]), coefficient(info["cd_friction"]),
+             coefficient(info["cl"]), info["steps"], _convergence(info), info["mlups"], out)
     return 0
 
 

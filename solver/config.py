@@ -8,8 +8,9 @@ Any problem ends in a :class:`~solver.errors.ConfigError` whose message names th
 
 from __future__ import annotations
 
+import difflib
 import math
-from dataclasses import dataclass, field, is_dataclass, make_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, make_dataclass
 from pathlib import Path
 from typing import List, Optional
 
@@ -123,8 +124,8 @@ class CaseConfig:
 def extended_schema(sections: dict[str, type]) -> type:
     """CaseConfig with further top-level sections (name -> dataclass) that other packages own,
     e.g. the geometry that run_case.py turns into a mesh. The solver only carries them."""
-    fields = [(name, cls, field(default_factory=cls)) for name, cls in sections.items()]
-    return make_dataclass("ExtendedCaseConfig", fields, bases=(CaseConfig,))
+    sections_ = [(name, cls, field(default_factory=cls)) for name, cls in sections.items()]
+    return make_dataclass("ExtendedCaseConfig", sections_, bases=(CaseConfig,))
 
 
 def load_case(path: str | Path, overrides: list[str] | None = None,
@@ -142,11 +143,18 @@ def read_yaml(path: str | Path, what: str) -> DictConfig:
     try:
         user = OmegaConf.load(path)
     except Exception as exc:  # yaml's scanner and parser errors
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ConfigError(f"{what} file '{path}' is not valid YAML ({reason}): fix its syntax") from exc
+        raise ConfigError(f"{what} file '{path}' is not valid YAML {_yaml_problem(exc)}: fix its syntax") from exc
     if not isinstance(user, DictConfig):
         raise ConfigError(f"{what} file '{path}' must hold a mapping of keys at the top level")
     return user
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """Where and what: '(line 2, column 21: expected ',' or '}')' from a yaml error."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"({where}{problem})"
 
 
 def merge_config(schema: type, user: DictConfig | dict, overrides: list[str], source: str = "config") -> object:
@@ -155,14 +163,14 @@ def merge_config(schema: type, user: DictConfig | dict, overrides: list[str], so
     try:
         merged = OmegaConf.merge(OmegaConf.structured(schema), user)
     except OmegaConfBaseException as exc:
-        raise ConfigError(_omegaconf_message(exc, source)) from exc
+        raise ConfigError(_omegaconf_message(exc, source, schema)) from exc
     for item in overrides:
         if "=" not in item:
             raise ConfigError(f"override '{item}' is not key=value (e.g. run.max_steps=2000)")
         try:
             merged = OmegaConf.merge(merged, OmegaConf.from_dotlist([item]))
         except OmegaConfBaseException as exc:
-            raise ConfigError(_omegaconf_message(exc, f"override '{item}'")) from exc
+            raise ConfigError(_omegaconf_message(exc, f"override '{item}'", schema)) from exc
     return OmegaConf.to_object(merged)
 
 
@@ -174,11 +182,27 @@ def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "con
     return case
 
 
-def _omegaconf_message(exc: OmegaConfBaseException, source: str) -> str:
+def schema_keys(schema: type, prefix: str = "") -> list[str]:
+    """Every dotted key of a config dataclass, sections and leaves: 'flow', 'flow.reynolds', ..."""
+    keys = []
+    for item in fields(schema):
+        key = f"{prefix}{item.name}"
+        keys.append(key)
+        kind = item.type if isinstance(item.type, type) else None
+        if kind is None and isinstance(item.default_factory, type):  # string annotations
+            kind = item.default_factory
+        if kind is not None and is_dataclass(kind):
+            keys += schema_keys(kind, f"{key}.")
+    return keys
+
+
+def _omegaconf_message(exc: OmegaConfBaseException, source: str, schema: type) -> str:
     key = getattr(exc, "full_key", None) or "?"
     text = str(exc).splitlines()[0]
     if "Key '" in text and "not in" in text:
-        return f"{source}: unknown key '{key}': check its spelling against cases/README.md"
+        close = difflib.get_close_matches(key, schema_keys(schema), n=1, cutoff=0.6)
+        hint = f"did you mean '{close[0]}'?" if close else "check its spelling against cases/README.md"
+        return f"{source}: unknown key '{key}': {hint}"
     return f"{source}: key '{key}': {text}"
 
 

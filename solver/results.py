@@ -110,9 +110,13 @@ def physical_fields(sim: Simulation, fields: Fields, mean_fields: Fields | None 
 
 def vorticity_magnitude(velocity: np.ndarray, dx_m: float) -> np.ndarray:
     """|curl u| [1/s] of velocity [3, z, y, x] in m/s by central differences (one-sided at the
-    box's faces), float32. One derivative at a time: about three fields of extra memory."""
+    box's faces), float32. One derivative at a time: about three fields of extra memory. Along
+    an axis one cell thick (a 2D slab) the flow does not vary: its derivatives are zero."""
     def d(component: int, axis: str) -> np.ndarray:
-        return np.gradient(velocity[component], dx_m, axis={"x": 2, "y": 1, "z": 0}[axis])
+        index = {"x": 2, "y": 1, "z": 0}[axis]
+        if velocity.shape[1 + index] < 2:
+            return np.zeros(velocity.shape[1:], dtype=velocity.dtype)
+        return np.gradient(velocity[component], dx_m, axis=index)
 
     total = np.square(d(2, "y") - d(1, "z"))
     total += np.square(d(0, "z") - d(2, "x"))

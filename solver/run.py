@@ -141,7 +141,10 @@ class Runner:
         self.checkpoint_dir = checkpoint_dir
         self.progress = progress
         self.snapshot = snapshot
-        self.state = RunState()
+        # One clock: a simulation already advanced (sim.advance) continues from its step count;
+        # the forces of the steps this runner did not see are NaN in its history.
+        steps_before = sim.step_count
+        self.state = RunState(step=steps_before, forces=[np.full((steps_before, 3, 3), np.nan)] if steps_before else [])
 
     def resume(self) -> None:
         """Continue from the checkpoint in checkpoint_dir (CheckpointError if unusable)."""

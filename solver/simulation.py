@@ -20,6 +20,7 @@ from solver.bodies import MeshArrays, make_body
 from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
                          relaxation_times, wall_mask)
 from solver.fidelity import Fidelity, assess, check_fidelity
+from solver.memory import check_memory
 from solver.kernel_params import KernelParams, pack_params
 from solver.surface_elements import slot_surface_elements
 from solver.units import LatticeUnits, derive_units
@@ -56,6 +57,7 @@ class Simulation:
         assert length is not None, "config validation guarantees a reference length"
         self.units: LatticeUnits = derive_units(case, length)
         self.grid: Grid = make_grid(case, self.units)
+        check_memory(self.grid.n_cells, case.resolution.cells_per_length, backend.free_device_bytes())
         self.flags_host = make_flags(case, self.grid, self.body.cells(self.grid) if self.body else None)
         if self.body is not None and not np.any(self.flags_host & lattice.BODY):
             raise ConfigError(f"body.shape '{case.body.shape}' covers no cell centre at dx = "

@@ -14,8 +14,9 @@ sphere: pressure 0.27 and friction 0.54 of the drag against 1/3 and 2/3). Where 
 finds no reporting cell the near one is used alone; where the near one finds none, the face goes
 to the nearest first-layer cell within two cells; a face farther (inside a wall the body stands
 on) is left out and its share of the area reported. Periodic axes wrap, as the kernels stream.
-Faces outside the domain's box (the far half of a car cut by a symmetry plane) are not part of
-the body this domain holds and are left out without a report.
+Faces outside the domain's box (the far half of a car cut by a symmetry plane), and the end caps
+of a body that spans a periodic axis (a cylinder through a 2D slab), are not part of the surface
+this domain holds and are left out without a report.
 """
 
 from __future__ import annotations
@@ -67,6 +68,15 @@ def corner_weights(grid: Grid, periodic: np.ndarray, points_m: np.ndarray) -> tu
     return idx, weights
 
 
+def periodic_cut(grid: Grid, periodic: np.ndarray, lo_m: np.ndarray, hi_m: np.ndarray, centres_m: np.ndarray,
+                 normals: np.ndarray) -> np.ndarray:
+    """bool [n]: faces that lie on a periodic face of the domain, facing along its axis: the end
+    caps of a body that spans a periodic axis (a cylinder through a 2D slab). The body continues
+    through them into its periodic image, so they are not surface."""
+    on_face = (np.abs(centres_m - lo_m) < 1e-3 * grid.dx_m) | (np.abs(centres_m - hi_m) < 1e-3 * grid.dx_m)
+    return np.any(periodic & on_face & (np.abs(normals) > 0.99), axis=1)
+
+
 def _sample(grid: Grid, periodic: np.ndarray, slot: np.ndarray, points_m: np.ndarray,
             centres_m: np.ndarray, normals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Slots [n, 8] of the reporting cells around each point (-1 for others), their trilinear
@@ -97,7 +107,8 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
     periodic = periodic_axes(case)
     lo = np.asarray(case.domain.origin_m, float)
     hi = lo + np.asarray(case.domain.size_m, float)
-    in_domain = np.all(periodic | ((centres >= lo) & (centres <= hi)), axis=1)
+    in_domain = np.all(periodic | ((centres >= lo) & (centres <= hi)), axis=1) & ~periodic_cut(
+        grid, periodic, lo, hi, centres, normals)
     centres, normals, areas = centres[in_domain], normals[in_domain], areas[in_domain]
     near_slot, near_w, near_d = _sample(grid, periodic, slot, centres + 0.5 * grid.dx_m * normals, centres, normals)
     far_slot, far_w, far_d = _sample(grid, periodic, slot, centres + 1.5 * grid.dx_m * normals, centres, normals)

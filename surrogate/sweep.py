@@ -45,6 +45,7 @@ from surrogate.sample_job import SampleJob, SampleOutcome, failure_path, sample_
 from surrogate.sample_record import SCHEMA_VERSION, STAGES, check_sample
 from surrogate.sampling import design_points
 from surrogate.sweep_config import Range, SweepConfig, parameter_ranges
+from viz.numbers import coefficient
 
 log = logging.getLogger(__name__)
 
@@ -211,11 +212,18 @@ def _number(value: float) -> str:
 
 class SweepProgress:
     """tqdm on a terminal; one log line per finished sample otherwise. Rates count this run's
-    samples only."""
+    samples only.
 
-    def __init__(self, total: int, done: int, failed: int) -> None:
+    Every sample of a sweep has the same grid, so its cost is its LBM steps. The time left is
+    estimated from the steps per second this run has measured (all workers together) times the
+    steps still to come: the finished samples' mean steps per sample for the likely figure, and
+    run.max_steps for the bound (every sample running to its step limit)."""
+
+    def __init__(self, total: int, done: int, failed: int, max_steps: int) -> None:
         self.total, self.done, self.failed = total, done, failed
+        self.max_steps = max_steps
         self.computed = 0
+        self.steps_computed = 0
         self.t0 = time.perf_counter()
         self.bar = None
         if sys.stderr.isatty():
@@ -226,21 +234,31 @@ class SweepProgress:
     def rate_per_hour(self) -> float:
         return 3600.0 * self.computed / max(time.perf_counter() - self.t0, 1e-9)
 
+    def minutes_left(self) -> tuple[float, float]:
+        """(likely, at most) minutes until every sample is done, from this run's measured steps
+        per second; NaN before any sample ran steps."""
+        steps_per_s = self.steps_computed / max(time.perf_counter() - self.t0, 1e-9)
+        if self.steps_computed == 0:
+            return math.nan, math.nan
+        left = self.total - self.done - self.failed
+        mean_steps = self.steps_computed / self.computed
+        return left * mean_steps / steps_per_s / 60, left * self.max_steps / steps_per_s / 60
+
     def update(self, outcome: SampleOutcome) -> None:
         self.computed += 1
+        self.steps_computed += outcome.steps
         if outcome.status == "ok":
             self.done += 1
         else:
             self.failed += 1
-        rate = self.rate_per_hour()
-        left = self.total - self.done - self.failed
-        eta = 3600.0 * left / rate if rate > 0 else math.nan
-        text = f"done {self.done}, failed {self.failed}, {rate:.0f} samples/h, ETA {eta / 60:.1f} min"
+        likely, most = self.minutes_left()
+        text = (f"done {self.done}, failed {self.failed}, {self.rate_per_hour():.0f} samples/h, "
+                f"ETA {likely:.1f} min (at most {most:.1f})")
         if self.bar is not None:
             self.bar.update(1)
             self.bar.set_postfix_str(text)
         else:
-            what = f"Cd {outcome.cd:.4f}" if outcome.status == "ok" else f"failed: {outcome.reason}: {outcome.message}"
+            what = f"Cd {coefficient(outcome.cd)}" if outcome.status == "ok" else f"failed: {outcome.reason}: {outcome.message}"
             log.info("sample %d %s (%.1f s) | %d/%d %s", outcome.sample_id, what,
                      sum(outcome.timings_s.values()), self.done + self.failed, self.total, text)
 
@@ -290,7 +308,7 @@ def run_sweep(plan: SweepPlan, executor: Executor, backend: str, retry_failed: b
                       base_case=plan.base_case, record=plan.config.record, config_hash=plan.config_hash,
                       samples_dir=samples_dir, backend=backend, seed=plan.config.sampler.seed + i)
             for i in pending]
-    progress = SweepProgress(len(states), counts["ok"], counts["failed"])
+    progress = SweepProgress(len(states), counts["ok"], counts["failed"], int(plan.base_case["run"]["max_steps"]))
     last_index = time.perf_counter()
     try:
         for outcome in executor.run(jobs):

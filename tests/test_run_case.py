@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -84,7 +85,8 @@ def test_invalid_yaml_and_missing_file(tmp_path, capsys):
     broken = tmp_path / "broken.yaml"
     broken.write_text("name: x\nflow: {speed_m_s: 1\n")
     assert run([str(broken), "--out", str(tmp_path / "o")]) == 2
-    assert "broken.yaml" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "broken.yaml" in err and "line 3, column 1" in err
     assert run([str(tmp_path / "absent.yaml"), "--out", str(tmp_path / "o")]) == 2
     assert "absent.yaml" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
@@ -172,7 +174,14 @@ def test_user_mesh_errors_are_one_line(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and "boundary edges" in err
     assert run([MESH, "geometry.source=none", "--out", str(tmp_path / "c")]) == 2
     assert "geometry.source" in capsys.readouterr().err
-    assert not any((tmp_path / d).exists() for d in "abc")
+    # A body in millimetres read as metres: the unit is named before any resolution advice.
+    millimetres = tmp_path / "mm.stl"
+    meshio.write(millimetres, meshio.Mesh(cube.vertices_m * 1000, [("triangle", cube.faces)]))
+    assert run([MESH, f"geometry.path={millimetres}", "--out", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "500 x 300 x 300 m" in err and "set geometry.unit=mm" in err and "cells_per_length" not in err
+    assert not any((tmp_path / d).exists() for d in "abcd")
 
 
 def test_surface_vtp_holds_cp_and_normals(tmp_path):
@@ -228,3 +237,51 @@ def test_car_parameter_out_of_bounds_is_one_line(tmp_path, capsys):
     assert run(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "windscreen_angle_deg" in err
+
+
+@pytest.mark.parametrize("case, steps", [("cylinder_2d1.yaml", 200), ("poiseuille.yaml", 200)])
+def test_one_cell_thick_cases_write_their_fields(tmp_path, caplog, case, steps):
+    """A 2D slab (one cell along z) writes fields.vti with a finite vorticity, and a cylinder
+    through it has its whole side wall sampled: the end caps on the periodic faces are not
+    surface, so nothing is reported missing."""
+    from vtk.util.numpy_support import vtk_to_numpy
+
+    caplog.set_level(logging.INFO)
+    out = tmp_path / "slab"
+    assert run([str(ROOT / "cases" / case), f"run.max_steps={steps}", "output.images=false", "--backend", "cpu",
+                "--out", str(out)]) == 0
+    data = read_vtk_xml(out / "fields.vti").GetPointData()
+    vorticity = vtk_to_numpy(data.GetArray("vorticity"))
+    assert np.all(np.isfinite(vorticity)) and vorticity.max() > 0
+    assert "surface lies more than" not in caplog.text
+
+
+def test_a_grid_larger_than_memory_is_refused_before_allocating(tmp_path, capsys, monkeypatch):
+    """With 1.5 GB free, windtunnel_box at 80 cells per length (12.9 M cells, about 4.9 GB at
+    320 B per cell plus 0.8 GB fixed) is refused in one line naming the key; nothing written."""
+    import solver.memory
+
+    monkeypatch.setattr(solver.memory, "available_host_bytes", lambda: 1.5e9)
+    out = tmp_path / "never"
+    assert run([BOX, "resolution.cells_per_length=80", "run.max_steps=10", "--backend", "cpu", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "resolution.cells_per_length = 80" in err and "1.5 GB are free" in err
+    assert "at most 44" in err  # 0.7 GB left for the grid: (0.7 / 4.11)^(1/3) of 80 cells
+    assert not out.exists()
+    # and a grid that fits is not refused
+    assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(tmp_path / "fits")]) == 0
+
+
+@pytest.mark.parametrize("where", ["override", "file"])
+def test_unknown_key_suggests_the_nearest(tmp_path, capsys, where):
+    if where == "override":
+        args = [BOX, "flow.reynold=20"]
+    else:
+        case = tmp_path / "typo.yaml"
+        case.write_text((ROOT / "cases" / "windtunnel_box.yaml").read_text().replace("resolution:", "resolutoin:"))
+        args = [str(case)]
+    assert run([*args, "--out", str(tmp_path / "never")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert ("did you mean 'flow.reynolds'?" if where == "override" else "did you mean 'resolution'?") in err

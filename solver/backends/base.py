@@ -68,6 +68,11 @@ class Backend(ABC):
     def synchronize(self) -> None:
         """Wait until queued work has finished (for timing)."""
 
+    def free_device_bytes(self) -> float | None:
+        """Free memory of a device apart from the host's [bytes]; None where the backend runs in
+        the host's memory."""
+        return None
+
     def describe(self) -> str:
         """The backend and its device, for logs and summary.json."""
         return self.name

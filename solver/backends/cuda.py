@@ -127,6 +127,10 @@ class CudaBackend(Backend):
     def synchronize(self) -> None:
         self._cp.cuda.Device().synchronize()
 
+    def free_device_bytes(self) -> float | None:
+        free, _total = self._cp.cuda.runtime.memGetInfo()
+        return float(free)
+
     def describe(self) -> str:
         props = self._cp.cuda.runtime.getDeviceProperties(self._cp.cuda.Device().id)
         return f"cuda ({props['name'].decode()})"

@@ -1,0 +1,31 @@
+"""The run loop (solver/run.py) and the simulation share one step count."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import PERIODIC, make_case
+
+from solver.run import Runner
+from solver.simulation import Simulation
+
+
+def test_runner_continues_from_a_simulation_already_advanced(cpu):
+    """sim.advance(100), then Runner(sim).run() to max_steps 300: the run ends at step 300 with
+    300 rows of force history, the first 100 (not seen by the runner) NaN, the rest the same
+    forces as a run of 300 steps from the start."""
+    case = make_case(
+        name="sphere", flow={"speed_m_s": 0.05, "nu_m2_s": 0.01, "initial": "inflow"},
+        domain={"size_m": [16.0, 12.0, 12.0], "boundaries": PERIODIC},
+        body={"shape": "sphere", "center_m": [8.0, 6.0, 6.0], "radius_m": 2.0},
+        resolution={"cells_per_length": 4, "u_lattice": 0.05},
+        run={"max_steps": 300, "check_every": 50, "convergence": {"window_steps": 1000, "tolerance": 1e-6}},
+    )
+    advanced = Simulation(case, cpu)
+    advanced.advance(100)
+    continued = Runner(advanced).run()
+    straight = Runner(Simulation(case, cpu)).run()
+    assert continued.steps == straight.steps == 300 and advanced.step_count == 300
+    history = continued.force_history_lattice
+    assert history.shape == straight.force_history_lattice.shape == (300, 3, 3)
+    assert np.all(np.isnan(history[:100])) and np.all(np.isfinite(history[100:]))
+    np.testing.assert_array_equal(history[100:], straight.force_history_lattice[100:])
