@@ -5,7 +5,11 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: venv demo test test-slow bench clean
+.PHONY: help venv demo test test-slow bench clean
+.DEFAULT_GOAL := help
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,19 +17,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-venv: $(STAMP)
+venv: $(STAMP)  ## create or refresh .venv from pyproject.toml
 
-demo: $(STAMP)
+demo: $(STAMP)  ## the whole mission: sweep, surrogate, optimization, results/demo/report.html
 	$(PY) run_pipeline.py cases/pipeline_demo.yaml
 
-test: $(STAMP)
+test: $(STAMP)  ## the test suite (without the slow physics checks)
 	$(PY) -m pytest -q
 
-test-slow: $(STAMP)
+test-slow: $(STAMP)  ## the long physics checks
 	$(PY) -m pytest -q -m slow
 
-bench: $(STAMP)
+bench: $(STAMP)  ## the MLUPs benchmark
 	$(PY) benchmarks/lbm_mlups.py
 
-clean:
+clean:  ## delete .venv, results/ and the pytest cache
 	rm -rf $(VENV) results .pytest_cache

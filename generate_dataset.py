@@ -17,7 +17,6 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
-from shapes.errors import MeshError
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 from surrogate.executors import make_executor
@@ -51,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
         with dataset_lock(folder):
             prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(config)), args.overwrite)
             report = run_sweep(plan, executor, config.executor.backend, args.retry_failed)
-    except (SlipstreamError, MeshError) as exc:
+    except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 from optimize.opt_config import default_output, load_optimize_config
 from optimize.run import run_optimization
-from shapes.errors import MeshError
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
+from viz.numbers import coefficient
 
 log = logging.getLogger("optimize_shape")
 
@@ -40,11 +40,12 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out) if args.out else default_output(config)
         check_output_folder(out)
         result = run_optimization(config, out)
-    except (SlipstreamError, MeshError) as exc:
+    except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for d in result["designs"]:
-        log.info("%-12s surrogate Cd %.4f +- %.4f   LBM Cd %.4f", d["label"], d["cd_surrogate"], d["cd_std"], d["cd_lbm"])
+        log.info("%-12s surrogate Cd %s +- %s   LBM Cd %s", d["label"], coefficient(d["cd_surrogate"]),
+                 coefficient(d["cd_std"]), coefficient(d["cd_lbm"]))
     log.info("best by the LBM: %s -> %s", result["best"], out)
     return 0
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from optimize.pipeline import run_pipeline
 from optimize.pipeline_config import default_output, load_pipeline
 from optimize.pipeline_report import write_report
-from shapes.errors import MeshError
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 
@@ -46,11 +45,11 @@ def main(argv: list[str] | None = None) -> int:
         check_output_folder(out)
         records = run_pipeline(config, Path(args.config), out, args.overwrite)
         write_report(out, records)
-    except (SlipstreamError, MeshError) as exc:
+    except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for stage, r in records.items():
-        log.info("%-9s %s %.1f s", stage, "reused (took" if r.reused else "ran in", r.seconds)
+        log.info("%-9s %s", stage, r.summary())
     log.info("report: %s (%.0f s in all)", out / "report.html", time.perf_counter() - t0)
     return 0
 

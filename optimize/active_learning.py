@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from shapes.geometry_config import FAMILIES
+from solver.config import merge_config
 from solver.errors import SlipstreamError
 from surrogate.sample_job import SampleJob, run_sample
 from surrogate.sweep_config import RecordConfig
@@ -58,8 +59,7 @@ def retrain(model_folder: Path, out: Path) -> Path:
                               "train_surrogate.py to use rounds > 1")
     settings = dict(meta["training"])
     settings.update(init_from=str(model_folder), output=str(out))
-    from omegaconf import OmegaConf
-
-    config: TrainConfig = OmegaConf.to_object(OmegaConf.merge(OmegaConf.structured(TrainConfig), settings))  # type: ignore[assignment]
+    config: TrainConfig = merge_config(TrainConfig, settings, [],  # type: ignore[assignment]
+                                       source=f"{model_folder / 'surrogate.json'} training")
     train_and_export(config, out)
     return out / "model"

@@ -87,6 +87,8 @@ def load_optimize_config(path: str | Path, overrides: list[str] | None = None) -
         _require(k.min is not None or k.max is not None, f"constraints[{i}]", "needs a min or a max")
         _require(k.min is None or k.max is None or k.min <= k.max, f"constraints[{i}]", "has min > max")
     _require(c.uncertainty.kappa >= 0, "uncertainty.kappa", "must be >= 0")
+    _require(c.uncertainty.max_sigma_counts is None or c.uncertainty.max_sigma_counts > 0,
+             "uncertainty.max_sigma_counts", "must be > 0 (drag counts), or null for no trust region")
     _require(c.cmaes.max_evaluations >= 10, "cmaes.max_evaluations", "must be >= 10")
     _require(0 < c.cmaes.sigma0 <= 1, "cmaes.sigma0", "must be in (0, 1]")
     _require(c.gradient.starts >= 1 and c.gradient.steps >= 1, "gradient.starts", "and gradient.steps must be >= 1")

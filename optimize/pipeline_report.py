@@ -2,7 +2,9 @@
 dataset, the surrogate's test metrics with a predicted-vs-LBM plot, the optimization table and
 history, pictures of the baseline and the optimum, and where the time went.
 
-The content is built once as blocks (heading, text, table, image) and rendered twice."""
+The content is built once as blocks (heading, text, list, table, image) whose text is Markdown
+(code spans, links relative to the report, emphasis) and rendered twice: as Markdown, and as
+HTML through inline_html, a renderer for exactly that subset."""
 
 from __future__ import annotations
 
@@ -11,22 +13,64 @@ import html
 import json
 import os
 import platform
+import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 
-from optimize.pipeline import StageRecord
+from optimize.pipeline import PipelineFolders, StageRecord
 from solver.atomic import write_atomically, write_text
 from solver.fidelity import BLOCKAGE_WARN, MIN_GAP_CELLS_DEFAULT
 from surrogate.dataset import Dataset
+from viz.numbers import coefficient
 
 
 @dataclass
 class Block:
-    kind: str                 # heading | text | table | image
-    text: str = ""
+    kind: str                 # heading | text | list | table | image
+    text: str = ""            # Markdown; an image's path relative to the report
     rows: list[list[str]] | None = None  # table: the first row is the header
+    items: list[str] | None = None       # list
+
+
+#: Markdown's inline code span, link, strong and emphasis (in this order of precedence).
+_INLINE = re.compile(r"`([^`]+)`|\[([^\]]+)\]\(([^()\s]+)\)|\*\*(\S(?:.*?\S)?)\*\*|\*(\S(?:.*?\S)?)\*")
+
+
+def inline_html(text: str) -> str:
+    """The HTML of a line of Markdown with code spans, links, **strong** and *emphasis*; all else
+    is escaped text."""
+    parts: list[str] = []
+    pos = 0
+    for m in _INLINE.finditer(text):
+        code, label, url, strong, emphasis = m.groups()
+        parts.append(html.escape(text[pos:m.start()]))
+        if code is not None:
+            parts.append(f"<code>{html.escape(code)}</code>")
+        elif label is not None:
+            parts.append(f'<a href="{html.escape(url)}">{inline_html(label)}</a>')
+        elif strong is not None:
+            parts.append(f"<strong>{inline_html(strong)}</strong>")
+        else:
+            parts.append(f"<em>{inline_html(emphasis)}</em>")
+        pos = m.end()
+    parts.append(html.escape(text[pos:]))
+    return "".join(parts)
+
+
+def file_link(out: Path, path: Path) -> str:
+    """Markdown naming path (inside out) as code: a link relative to the report in out when it
+    exists, plain code when it does not. A folder's name ends with '/'."""
+    name = path.relative_to(out).as_posix() + ("/" if path.is_dir() else "")
+    return f"[`{name}`]({quote(name)})" if path.exists() else f"`{name}`"
+
+
+def image_block(out: Path, path: Path) -> Block:
+    """A picture inside out, by its path relative to the report."""
+    return Block("image", quote(path.relative_to(out).as_posix()))
 
 
 def _plot(path: Path, draw) -> None:
@@ -45,9 +89,10 @@ def cars_png(path: Path, ds: Dataset, count: int = 4) -> None:
     from matplotlib.collections import PolyCollection
 
     picks = np.linspace(0, len(ds) - 1, min(count, len(ds))).round().astype(int)
+    varied = [i for i in range(len(ds.parameter_names)) if ds.high[i] > ds.low[i]]
 
     def draw(plt):
-        fig, axes = plt.subplots(len(picks), 1, figsize=(8, 1.6 * len(picks)), dpi=120, squeeze=False)
+        fig, axes = plt.subplots(len(picks), 1, figsize=(8, 2.0 * len(picks)), dpi=120, squeeze=False)
         for ax, k in zip(axes[:, 0], picks):
             s = ds.sample(int(k))
             xz = s.vertices_m[:, [0, 2]]
@@ -55,7 +100,11 @@ def cars_png(path: Path, ds: Dataset, count: int = 4) -> None:
             ax.set_xlim(xz[:, 0].min() - 0.1, xz[:, 0].max() + 0.1)
             ax.set_ylim(0, xz[:, 1].max() + 0.1)
             ax.set_aspect("equal")
-            ax.set_title(f"sample {s.sample_id}: LBM Cd {s.scalars['cd']:.3f}", fontsize=9)
+            values = ", ".join(f"{ds.parameter_names[i]} {ds.parameters[k, i]:.3g} {ds.parameter_units[i]}"
+                               for i in varied)
+            state = "" if ds.converged[k] else " (not converged)"
+            ax.set_title(f"sample {s.sample_id}: LBM Cd {coefficient(s.scalars['cd'])}{state}\n"
+                         + textwrap.fill(values, 110), fontsize=8)
             ax.axis("off")
         fig.tight_layout()
         return fig
@@ -118,29 +167,35 @@ def fidelity_blocks(ds: Dataset) -> list[Block]:
 
 
 def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
+    """The report's blocks from the files the stages wrote into out (links relative to out)."""
+    f = PipelineFolders(out)
     images = out / "images"
-    ds = Dataset(out / "dataset")
-    meta = json.loads((out / "dataset" / "dataset.json").read_text())
-    sweep = json.loads((out / "dataset" / "sweep_summary.json").read_text())
-    metrics = json.loads((out / "surrogate" / "metrics.json").read_text())
-    result = json.loads((out / "optimize" / "result.json").read_text())
+    ds = Dataset(f.dataset)
+    meta = json.loads((f.dataset / "dataset.json").read_text())
+    sweep = json.loads((f.dataset / "sweep_summary.json").read_text())
+    metrics = json.loads((f.surrogate / "metrics.json").read_text())
+    result = json.loads((f.optimize / "result.json").read_text())
     cars_png(images / "cars.png", ds)
-    scatter_png(images / "scatter.png", out / "surrogate" / "test_predictions.csv")
+    scatter_png(images / "scatter.png", f.surrogate / "test_predictions.csv")
 
     blocks = [Block("heading", f"Slipstream pipeline: {out.name}"),
-              Block("text", f"{machine()}. Stages: "
-                    "the sweep (`dataset/`), the surrogate (`surrogate/`), the optimization with its LBM "
-                    "verification (`optimize/`); each links to its own files.")]
+              Block("text", f"{machine()}. The stages, each with its own files:"),
+              Block("list", items=[
+                  f"the sweep: {file_link(out, f.dataset)} (the index: {file_link(out, f.dataset / 'index.csv')})",
+                  f"the surrogate: {file_link(out, f.surrogate)} (its test metrics: "
+                  f"{file_link(out, f.surrogate / 'metrics.json')}, the exported model: {file_link(out, f.model)})",
+                  f"the optimization with its LBM verification: {file_link(out, f.optimize)} (its report: "
+                  f"{file_link(out, f.optimize / 'report.md')})"])]
     free = [p for p in meta["parameters"] if p["high"] > p["low"]]
     blocks += [Block("heading", "Dataset"),
                Block("text", f"{len(ds)} {meta['family']} shapes simulated ({sweep['failed']} failed) from a "
                      f"design of experiments over {len(free)} parameters:"),
                Block("table", rows=[["parameter", "unit", "low", "high"]] +
                      [[p["name"], p["unit"], f"{p['low']:g}", f"{p['high']:g}"] for p in free]),
-               Block("text", f"LBM Cd {ds.cd.min():.4f}–{ds.cd.max():.4f} (mean {ds.cd.mean():.4f}); "
+               Block("text", f"LBM Cd {coefficient(ds.cd.min())}–{coefficient(ds.cd.max())} (mean {coefficient(ds.cd.mean())}); "
                      f"{int(ds.converged.sum())} of {len(ds)} converged."),
                *fidelity_blocks(ds),
-               Block("image", "images/cars.png")]
+               image_block(out, images / "cars.png")]
     m = metrics
     rows = [["metric", "value"], ["test shapes", str(m["shapes"]["test"])], ["Cd R²", f"{m['cd_r2']:.3f}"],
             ["Cd MAE [drag counts]", f"{m['cd_mae_counts']:.1f}"],
@@ -151,26 +206,27 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
     blocks += [Block("heading", "Surrogate"),
                Block("text", f"{m['model']} trained on {m['shapes']['train']} shapes, early-stopped on "
                      f"{m['shapes']['validation']}, measured on {m['shapes']['test']} held out "
-                     "(`surrogate/metrics.json`):"),
-               Block("table", rows=rows), Block("image", "images/scatter.png")]
+                     f"({file_link(out, f.surrogate / 'metrics.json')}):"),
+               Block("table", rows=rows), image_block(out, images / "scatter.png")]
     base = result["designs"][0]
     table = [["design", "surrogate Cd ± σ", "LBM Cd", "improvement by the LBM"]]
     for d in result["designs"]:
         gain = 100 * (base["cd_lbm"] - d["cd_lbm"]) / base["cd_lbm"]
-        table.append([d["label"], f"{d['cd_surrogate']:.4f} ± {d['cd_std']:.4f}", f"{d['cd_lbm']:.4f}",
+        table.append([d["label"], f"{coefficient(d['cd_surrogate'])} ± {coefficient(d['cd_std'])}", coefficient(d['cd_lbm']),
                       f"{gain:+.1f}%"])
     best = result["best"]
     blocks += [Block("heading", "Optimization"),
                Block("text", f"{result['method']}, {result['surrogate_evaluations']} surrogate evaluations "
                      f"({result['predictor_path']}); the baseline and the best designs simulated with the LBM. "
-                     f"Best by the LBM: {best} (`optimize/best.stl`, `optimize/report.md`)."),
-               Block("table", rows=table), Block("image", "optimize/history.png")]
+                     f"Best by the LBM: {best} ({file_link(out, f.optimize / 'best.stl')}, "
+                     f"{file_link(out, f.optimize / 'report.md')})."),
+               Block("table", rows=table), image_block(out, f.optimize / "history.png")]
     for label in ("baseline", best):
         blocks.append(Block("text", f"{label}: Cp on the body and the time-averaged velocity "
-                            f"(`optimize/{label}/case.vtm` in ParaView)."))
+                            f"({file_link(out, f.optimize / label / 'case.vtm')} in ParaView)."))
         for picture in ("body_cp.png", "velocity_slice.png"):
-            if (out / "optimize" / label / "images" / picture).is_file():
-                blocks.append(Block("image", f"optimize/{label}/images/{picture}"))
+            if (f.optimize / label / "images" / picture).is_file():
+                blocks.append(image_block(out, f.optimize / label / "images" / picture))
 
     stage_seconds = sweep["stage_seconds"]
     opt_seconds = result["seconds"]
@@ -190,12 +246,16 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
 
 
 def render_md(blocks: list[Block]) -> str:
+    """The blocks as Markdown."""
     lines: list[str] = []
     for b in blocks:
         if b.kind == "heading":
             lines += [("# " if not lines else "## ") + b.text, ""]
         elif b.kind == "text":
             lines += [b.text, ""]
+        elif b.kind == "list":
+            assert b.items
+            lines += [f"- {item}" for item in b.items] + [""]
         elif b.kind == "table":
             assert b.rows
             lines += ["| " + " | ".join(b.rows[0]) + " |", "|" + " --- |" * len(b.rows[0])]
@@ -206,26 +266,34 @@ def render_md(blocks: list[Block]) -> str:
 
 
 def render_html(blocks: list[Block]) -> str:
+    """The blocks as one HTML page; each picture links to its file."""
     body: list[str] = []
     for b in blocks:
         if b.kind == "heading":
-            body.append(f"<h{1 if not body else 2}>{html.escape(b.text)}</h{1 if not body else 2}>")
+            level = 1 if not body else 2
+            body.append(f"<h{level}>{inline_html(b.text)}</h{level}>")
         elif b.kind == "text":
-            body.append(f"<p>{html.escape(b.text)}</p>")
+            body.append(f"<p>{inline_html(b.text)}</p>")
+        elif b.kind == "list":
+            assert b.items
+            body.append("<ul>" + "".join(f"<li>{inline_html(item)}</li>" for item in b.items) + "</ul>")
         elif b.kind == "table":
             assert b.rows
-            head = "".join(f"<th>{html.escape(c)}</th>" for c in b.rows[0])
-            rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in b.rows[1:])
+            head = "".join(f"<th>{inline_html(c)}</th>" for c in b.rows[0])
+            rows = "".join("<tr>" + "".join(f"<td>{inline_html(c)}</td>" for c in r) + "</tr>" for r in b.rows[1:])
             body.append(f"<table><tr>{head}</tr>{rows}</table>")
         else:
-            body.append(f'<p><img src="{html.escape(b.text)}" alt="{html.escape(Path(b.text).stem)}"></p>')
+            src = html.escape(b.text)
+            body.append(f'<p><a href="{src}"><img src="{src}" alt="{html.escape(Path(b.text).stem)}"></a></p>')
     style = ("body{font-family:sans-serif;max-width:960px;margin:2em auto}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}img{max-width:100%}")
+             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}img{max-width:100%}"
+             "code{background:#f3f3f3;padding:0 2px}")
     return (f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Slipstream report</title>"
             f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
 
 
 def write_report(out: Path, records: dict[str, StageRecord]) -> None:
+    """report.md and report.html (and the pictures in images/) in out."""
     blocks = build_report(out, records)
     write_text(out / "report.md", render_md(blocks))
     write_text(out / "report.html", render_html(blocks))

@@ -8,6 +8,7 @@ import io
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -15,13 +16,16 @@ from omegaconf import OmegaConf
 
 from optimize.design_space import make_design_space
 from optimize.opt_config import DERIVED, OptimizeConfig
-from optimize.problem import PENALTY, Evaluation, Problem, derived_quantities, family_mesh
+from optimize.problem import Evaluation, Problem, derived_quantities, family_mesh
 from optimize.report import history_png, report_md
 from optimize.search import cmaes, distinct_best, projected_adam
 from optimize.verify import Verified, dataset_case, draw_pictures, simulate
 from shapes.mesh import write_mesh
 from solver.atomic import write_atomically, write_text
+from solver.config import load_case
 from solver.errors import ConfigError
+from surrogate.case_geometry import CASE_SCHEMA
+from viz.numbers import coefficient
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +33,12 @@ log = logging.getLogger(__name__)
 FEASIBILITY_SAMPLES = 256
 
 
-def gradient_score(config: OptimizeConfig, space, model):
-    """The differentiable score of unit-cube points through the Paddle model: Cd + kappa sigma
-    plus the penalties of the constraints on parameters."""
+def gradient_score(problem: Problem, model: Callable) -> Callable:
+    """The differentiable score of unit-cube points (a Paddle tensor [n, n_free]) through the
+    Paddle model params -> (mean, std): Problem.score's rule, as the Predictor's path scores."""
     import paddle
 
+    space = problem.space
     select = np.zeros((space.n_free, len(space.names)), np.float32)
     select[np.arange(space.n_free), np.flatnonzero(space.free)] = 1.0
     base = paddle.to_tensor(np.where(space.free, space.low, space.baseline).astype(np.float32))
@@ -43,37 +48,36 @@ def gradient_score(config: OptimizeConfig, space, model):
     def score(unit):
         params = base + paddle.matmul(unit, select_t) * span
         mean, std = model(params)
-        value = mean[:, 0] + config.uncertainty.kappa * std[:, 0]
-        for k in config.constraints:
-            column = params[:, space.names.index(k.quantity)]
-            for limit, sign in ((k.min, -1.0), (k.max, 1.0)):
-                if limit is not None:
-                    value = value + PENALTY * (paddle.nn.functional.relu(sign * (column - limit)) / abs(limit)) ** 2
-        return value
+        return problem.score(params, mean[:, 0], std[:, 0], {}, paddle.nn.functional.relu)[-1]
     return score
 
 
-def check_feasible(problem: Problem, space, seed: int) -> None:
-    """ConfigError when none of the baseline and FEASIBILITY_SAMPLES Sobol designs meets the
-    constraints (the search would only find a penalised design)."""
+def check_feasible(problem: Problem, seed: int) -> None:
+    """ConfigError when none of the baseline and FEASIBILITY_SAMPLES Sobol designs meets a
+    constraint (the search would only find a penalised design)."""
     if not problem.config.constraints:
         return
     from scipy.stats import qmc
 
+    space = problem.space
     unit = qmc.Sobol(space.n_free, scramble=True, seed=seed).random(FEASIBILITY_SAMPLES)
     params = np.concatenate([space.baseline[None], space.to_params(unit)])
     quantities = derived_quantities(space, params, problem.needs, problem.area_spacing_m)
-    for k in problem.config.constraints:
-        v = params[:, space.names.index(k.quantity)] if k.quantity in space.names else quantities[k.quantity]
-        ok = np.ones(len(v), bool)
-        if k.min is not None:
-            ok &= v >= k.min
-        if k.max is not None:
-            ok &= v <= k.max
-        if not ok.any():
+    for k, violation in zip(problem.config.constraints, problem.violations(params, quantities)):
+        if not np.any(violation == 0.0):
+            v = problem.value(k.quantity, params, quantities)
             raise ConfigError(f"constraint on {k.quantity} (min {k.min}, max {k.max}) holds for none of "
                               f"{len(params)} designs spread over the search space ({k.quantity} spans "
                               f"{v.min():.4g}-{v.max():.4g}): relax it or widen the bounds")
+
+
+def dataset_dx_m(case: Path) -> float | None:
+    """The dataset's cell size [m], body.reference_length_m / resolution.cells_per_length of its
+    resolved case (read and validated by the solver's loader); None where the case leaves the
+    reference length to each design's mesh."""
+    resolved = load_case(case, schema=CASE_SCHEMA)
+    length_m = resolved.body.reference_length_m
+    return None if length_m is None else length_m / resolved.resolution.cells_per_length
 
 
 def search(config: OptimizeConfig, space, problem: Problem, model_folder: Path) -> tuple[np.ndarray, Evaluation, list[int]]:
@@ -96,7 +100,7 @@ def search(config: OptimizeConfig, space, problem: Problem, model_folder: Path) 
         g = config.gradient
         rng = np.random.default_rng(config.seed)
         starts = np.concatenate([x0[None], rng.random((g.starts - 1, space.n_free))])
-        result = projected_adam(gradient_score(config, space, load_dygraph(model_folder)), starts, g.steps,
+        result = projected_adam(gradient_score(problem, load_dygraph(model_folder)), starts, g.steps,
                                 g.learning_rate)
         score(result.points)  # the Predictor's figures for every point the descent visited
     final = Evaluation(*(np.concatenate([getattr(e, f) for e in evaluations])
@@ -122,8 +126,7 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
     space = make_design_space(config, meta["dataset"]["family"], meta["parameters"])
     dataset = Path(meta["dataset"]["folder"])
     case = dataset_case(dataset)
-    resolved = OmegaConf.load(case)
-    dx_m = float(resolved.body.reference_length_m) / int(resolved.resolution.cells_per_length)
+    dx_m = dataset_dx_m(case)
 
     seconds = {"inference": 0.0, "optimization": 0.0, "verification": 0.0, "retraining": 0.0}
 
@@ -139,11 +142,11 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
     if config.method == "gradient" and problem.needs:
         raise ConfigError("method gradient differentiates through the network: objective drag_area and "
                           f"constraints on {DERIVED} need method cmaes")
-    check_feasible(problem, space, config.seed)
+    check_feasible(problem, config.seed)
     areas: dict[str, float] = {}
 
     def verify(label: str, params: np.ndarray, cd: float, std: float) -> Verified:
-        log.info("verifying %s with the LBM (surrogate Cd %.4f +- %.4f)", label, cd, std)
+        log.info("verifying %s with the LBM (surrogate Cd %s +- %s)", label, coefficient(cd), coefficient(std))
         t0 = time.perf_counter()
         summary = simulate(case, space.family, space.names, params, out / label, config.verify.backend)
         seconds["verification"] += time.perf_counter() - t0

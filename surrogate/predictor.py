@@ -1,7 +1,7 @@
 """Serve an exported surrogate through Paddle Inference, the path a production service uses.
 
-    p = Predictor("results/models/paramnet")
-    p.predict_parameters(params)          # ParamNet: Cd, Cl and their standard deviations
+    p = Predictor("results/demo/surrogate/model")     # the ParamNet `make demo` trained
+    p.predict_parameters({"backlight_angle_deg": 25.0, ...})  # Cd, Cl and their standard deviations
     p.predict_surface(points_m, normals)  # GeoNet: Cp at each point and Cd
 
 Where it runs (one log line says which):
@@ -22,6 +22,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from surrogate.export import FORMAT_VERSION
 log = logging.getLogger(__name__)
 
 PRECISIONS = ("fp32", "fp16")
+#: What predict_parameters takes: an array [B, d] or [d] in the model's parameter order, a mapping
+#: of parameter names to values, or a sequence of such mappings.
+Params = Union[np.ndarray, Sequence[float], Sequence[Sequence[float]], Mapping[str, float],
+               Sequence[Mapping[str, float]]]
 #: TensorRT's dynamic-shape profile: (min, optimum, max) of the batch and of the point count.
 TRT_BATCH = (1, 64, 4096)
 TRT_POINTS = (64, 4096, 65536)
@@ -38,6 +43,41 @@ TRT_POINTS = (64, 4096, 65536)
 
 class PredictorError(SlipstreamError):
     """A model folder that cannot be served, or inputs it cannot take."""
+
+
+def _mapping_row(values: Mapping[str, Any], parameters: list[dict[str, Any]]) -> list[float]:
+    """One design's values in the order of parameters (the metadata's list). A parameter the model
+    was trained at a single value (low == high) may be left out and takes that value."""
+    if not isinstance(values, Mapping):
+        raise PredictorError("params mixes mappings and other values: give one mapping per design, or an array")
+    names = [p["name"] for p in parameters]
+    unknown = [str(k) for k in values if k not in names]
+    missing = [p["name"] for p in parameters if p["name"] not in values and p["high"] > p["low"]]
+    problems = [f"unknown parameter(s) {', '.join(unknown)}"] if unknown else []
+    if missing:
+        problems.append(f"missing parameter(s) {', '.join(missing)}")
+    if problems:
+        raise PredictorError(f"params: {'; '.join(problems)}. This model takes {', '.join(names)} (those "
+                             "trained at one value may be left out)")
+    try:
+        return [float(values.get(p["name"], p["low"])) for p in parameters]
+    except (TypeError, ValueError) as exc:
+        raise PredictorError(f"params: every value must be a number ({exc})") from exc
+
+
+def parameter_matrix(params: Params, parameters: list[dict[str, Any]]) -> np.ndarray:
+    """params as a float array [B, d] in the order of parameters (the metadata's list): an array
+    passes through as given (its shape is checked by the caller); a mapping of names to values is
+    one design, a sequence of mappings one design each (see _mapping_row)."""
+    if isinstance(params, Mapping):
+        return np.array([_mapping_row(params, parameters)])
+    if isinstance(params, Sequence) and params and isinstance(params[0], Mapping):
+        return np.array([_mapping_row(v, parameters) for v in params])
+    try:
+        return np.atleast_2d(np.asarray(params, dtype=np.float64))
+    except (TypeError, ValueError) as exc:
+        raise PredictorError(f"params is not an array of numbers ({exc}): give [batch, parameters], "
+                             "a mapping of parameter names to values, or a list of such mappings") from exc
 
 
 @dataclass(frozen=True)
@@ -153,12 +193,14 @@ class Predictor:
     def parameter_names(self) -> list[str]:
         return [p["name"] for p in self.meta.get("parameters", [])]
 
-    def predict_parameters(self, params: np.ndarray) -> ParamPrediction:
-        """params [B, d] or [d] in the units of the metadata's parameters (their order). A value
-        outside the trained range is flagged in out_of_bounds and logged as a warning."""
+    def predict_parameters(self, params: Params) -> ParamPrediction:
+        """params in the units of the metadata's parameters: a mapping of their names to values
+        (one design; a parameter trained at one value may be left out), a list of such mappings,
+        or an array [B, d] or [d] in their order (parameter_names). A value outside the trained
+        range is flagged in out_of_bounds and logged as a warning."""
         if self.kind != "paramnet":
             raise PredictorError(f"'{self.folder}' holds a {self.kind}: use predict_surface")
-        x = np.atleast_2d(np.asarray(params, dtype=np.float64))
+        x = parameter_matrix(params, self.meta["parameters"])
         names = self.parameter_names
         if x.ndim != 2 or x.shape[1] != len(names):
             raise PredictorError(f"params has shape {np.shape(params)}; this model takes [batch, {len(names)}]: "

@@ -1,15 +1,20 @@
 """The whole pipeline at toy size: sweep, train, optimize with LBM verification, report; every
-artifact exists, the report's numbers are the files' numbers, and a re-run reuses every stage."""
+artifact exists, the report's numbers are the files' numbers, its HTML has no Markdown left and
+links only to files that exist, and a re-run reuses every stage and reports the time each took."""
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 import yaml
 
 from conftest import tiny_sweep, train_yaml
+from viz.numbers import coefficient
 
 pytest.importorskip("paddle")
 
@@ -18,6 +23,18 @@ def run(args: list) -> int:
     from run_pipeline import main
 
     return main([str(a) for a in args])
+
+
+def check_html_links(page: Path) -> None:
+    """No literal backticks in the page; every link and picture is a relative path to a file or
+    folder that exists, and the stage folders are linked."""
+    text = page.read_text()
+    assert "`" not in text
+    targets = re.findall(r'(?:href|src)="([^"]+)"', text)
+    for target in targets:
+        assert "://" not in target and not target.startswith("/"), target
+        assert (page.parent / unquote(target)).exists(), target
+    assert {"dataset/", "surrogate/", "optimize/", "optimize/best.stl", "images/cars.png"} <= set(targets)
 
 
 def test_pipeline_runs_end_to_end_and_reuses_what_is_current(tmp_path, caplog):
@@ -43,13 +60,17 @@ def test_pipeline_runs_end_to_end_and_reuses_what_is_current(tmp_path, caplog):
     assert f"| Cd R² | {metrics['cd_r2']:.3f} |" in report
     for design in result["designs"]:
         summary = json.loads((out / "optimize" / design["label"] / "summary.json").read_text())
-        assert f"| {design['label']} | {design['cd_surrogate']:.4f} ± {design['cd_std']:.4f} | {summary['cd']:.4f} |" in report
+        assert (f"| {design['label']} | {coefficient(design['cd_surrogate'])} ± {coefficient(design['cd_std'])} | "
+                f"{coefficient(summary['cd'])} |") in report
     assert "8 car shapes simulated (0 failed)" in report and "Where the time went" in report
     assert "<table>" in (out / "report.html").read_text()
+    check_html_links(out / "report.html")
+    sweep_seconds = json.loads((out / "dataset" / "stage.json").read_text())["seconds"]
     stamps = {p: (out / p).stat().st_mtime_ns for p in ("surrogate/model/weights.pdparams", "optimize/result.json")}
     caplog.clear()
     assert run([tmp_path / "pipeline.yaml", "--out", out]) == 0
     assert "training reused" in caplog.text and "optimization reused" in caplog.text
+    assert f"sweep     reused (took {sweep_seconds:.1f} s when it ran)" in caplog.text
     assert all((out / p).stat().st_mtime_ns == t for p, t in stamps.items())
     caplog.clear()
     assert run([tmp_path / "pipeline.yaml", "optimize.overrides=[cmaes.max_evaluations=60]", "--out", out]) == 0
