@@ -92,7 +92,9 @@ class GeoNet(nn.Layer):
         point_max = nn.functional.adaptive_max_pool1d(features.transpose([0, 2, 1]), 1).squeeze(-1)
         pooled = paddle.concat([point_max, features.mean(axis=1)], axis=-1)             # [B, 2w]
         shape = self.global_head(pooled)                                                 # [B, w]
-        expanded = shape.unsqueeze(1).expand_as(features)
+        # Broadcast to the runtime shape of features: expand_as bakes the traced shape [-1, -1, w]
+        # into the program, which paddle2onnx 2.1 turns into an ONNX Expand that leaves N at 1.
+        expanded = paddle.expand(shape.unsqueeze(1), paddle.shape(features))            # [B, N, w]
         cp = self.point_head(paddle.concat([features, expanded], axis=-1)).squeeze(-1)
         return cp, self.cd_head(shape).squeeze(-1)
 
