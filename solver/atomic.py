@@ -4,6 +4,7 @@ half-written file that looks whole."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -51,3 +52,22 @@ def write_atomically(target: Path, write: Callable[[Path], object]) -> None:
 def write_text(target: Path, text: str) -> None:
     """A text file, written atomically (OutputError on failure)."""
     write_atomically(target, lambda tmp: tmp.write_text(text))
+
+
+@contextmanager
+def atomic_folder(target: Path) -> Iterator[Path]:
+    """Yield an empty temporary folder beside target; when the block succeeds, it replaces
+    target (whatever target held is removed), else it is removed. A reader sees the old folder
+    or the new one, never half of one."""
+    tmp = target.parent / f".{target.name}.tmp-{os.getpid()}"
+    old = target.parent / f".{target.name}.old-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        yield tmp
+        if target.exists():
+            os.replace(target, old)
+        os.replace(tmp, target)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)

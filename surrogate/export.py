@@ -2,69 +2,72 @@
 
     model.json, model.pdiparams   the program (Paddle 3's PIR) and weights, from paddle.jit.save;
                                   the normalization constants are inside the program
+    model.onnx                    the same program as ONNX (surrogate/onnx_export.py), with the
+                                  metadata embedded: what Triton and the onnxruntime runtime serve
     weights.pdparams              the same weights for the dygraph model (load_dygraph): the
                                   optimizer differentiates through it, retraining starts from it
     surrogate.json                metadata: format version, kind, input and output spec, the
                                   parameter names, units and trained bounds, the normalization,
                                   the dataset's hash, the test metrics, the versions
 
-The folder is written beside its final place and renamed into it, so a reader never sees half
-of one.
+The folder is written beside its final place and renamed into it (solver.atomic.atomic_folder),
+so a reader never sees half of one.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import platform
-import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import paddle
+import paddle2onnx
 from paddle.static import InputSpec
 
 from solver import __version__
+from solver.atomic import atomic_folder
 from surrogate.models import GeoNet, ParamEnsemble
+from surrogate.onnx_export import OPSET, write_onnx
 
 #: Bumped when the folder's layout or the program's inputs or outputs change; the Predictor
-#: refuses other versions.
-FORMAT_VERSION = 1
+#: refuses other versions. 2: model.onnx, and the outputs named with shapes and dtypes.
+FORMAT_VERSION = 2
 
 #: The program's input name per kind; its shape is [batch, parameters] or [batch, points, 6].
 INPUT_NAMES = {"paramnet": "params", "geonet": "points"}
-OUTPUTS = {"paramnet": ["mean [B, 2]: Cd, Cl", "std [B, 2]: their standard deviations"],
-           "geonet": ["cp [B, N]: Cp at each point", "cd [B]"]}
+#: The program's outputs in order: ONNX output names, shapes (-1: dynamic) and meaning.
+OUTPUTS = {"paramnet": [{"name": "mean", "shape": [-1, 2], "dtype": "float32", "meaning": "Cd, Cl"},
+                        {"name": "std", "shape": [-1, 2], "dtype": "float32",
+                         "meaning": "standard deviations of Cd, Cl"}],
+           "geonet": [{"name": "cp", "shape": [-1, -1], "dtype": "float32", "meaning": "Cp at each point"},
+                      {"name": "cd", "shape": [-1], "dtype": "float32", "meaning": "Cd"}]}
 
 
 def export_model(model: ParamEnsemble | GeoNet, kind: str, folder: Path, architecture: dict[str, Any],
                  metadata: dict[str, Any]) -> None:
-    """Save model (in eval mode), its architecture (the constructor's sizes) and its metadata
-    into folder, replacing what was there."""
+    """Save model (in eval mode) as a Paddle program and as ONNX, its architecture (the
+    constructor's sizes) and its metadata into folder, replacing what was there."""
     name = INPUT_NAMES[kind]
-    shape = [None, len(metadata["parameters"])] if kind == "paramnet" else [None, None, 6]
+    shape = [-1, len(metadata["parameters"])] if kind == "paramnet" else [-1, -1, 6]
     model.eval()
-    tmp = folder.parent / f".{folder.name}.tmp-{os.getpid()}"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    paddle.jit.save(model, str(tmp / "model"), input_spec=[InputSpec(shape, "float32", name=name)])
-    paddle.save(model.state_dict(), str(tmp / "weights.pdparams"))
-    normalization = {k: np.asarray(v.numpy()).tolist() for k, v in model.state_dict().items()
-                     if k in ("x_mean", "x_scale", "y_mean", "y_scale", "xyz_mean", "xyz_scale", "targets")}
-    meta = {"format_version": FORMAT_VERSION, "kind": kind,
-            "input": {"name": name, "shape": shape, "dtype": "float32"}, "outputs": OUTPUTS[kind],
-            "architecture": architecture,
-            "normalization": normalization, **metadata,
-            "versions": {"slipstream": __version__, "paddle": paddle.__version__, "python": platform.python_version()},
-            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    (tmp / "surrogate.json").write_text(json.dumps(meta, indent=2) + "\n")
-    old = folder.parent / f".{folder.name}.old-{os.getpid()}"
-    if folder.exists():
-        os.replace(folder, old)
-    os.replace(tmp, folder)
-    shutil.rmtree(old, ignore_errors=True)
+    with atomic_folder(folder) as tmp:
+        paddle.jit.save(model, str(tmp / "model"), input_spec=[InputSpec(list(shape), "float32", name=name)])
+        paddle.save(model.state_dict(), str(tmp / "weights.pdparams"))
+        normalization = {k: np.asarray(v.numpy()).tolist() for k, v in model.state_dict().items()
+                         if k in ("x_mean", "x_scale", "y_mean", "y_scale", "xyz_mean", "xyz_scale", "targets")}
+        meta = {"format_version": FORMAT_VERSION, "kind": kind,
+                "input": {"name": name, "shape": shape, "dtype": "float32"}, "outputs": OUTPUTS[kind],
+                "architecture": architecture,
+                "normalization": normalization, **metadata,
+                "onnx_opset": OPSET,
+                "versions": {"slipstream": __version__, "paddle": paddle.__version__,
+                             "paddle2onnx": paddle2onnx.__version__, "python": platform.python_version()},
+                "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        write_onnx(tmp, meta)
+        (tmp / "surrogate.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
 def load_dygraph(folder: Path) -> ParamEnsemble | GeoNet:
