@@ -1,48 +1,40 @@
-"""Serve an exported surrogate through Paddle Inference, the path a production service uses.
+"""Serve an exported surrogate, the path a production service uses, through either runtime:
 
     p = Predictor("results/demo/surrogate/model")     # the ParamNet `make demo` trained
+    p = Predictor("results/demo/surrogate/model", runtime="onnxruntime")  # its model.onnx
     p.predict_parameters({"backlight_angle_deg": 25.0, ...})  # Cd, Cl and their standard deviations
     p.predict_surface(points_m, normals)  # GeoNet: Cp at each point and Cd
 
-Where it runs (one log line says which):
-- a GPU build of Paddle with TensorRT and a GPU: the program converted by Paddle 3's PIR-TensorRT
-  (`paddle.tensorrt.convert`, the documented path for PIR `.json` programs; `Config.
-  enable_tensorrt_engine` serves only the older `.pdmodel` format), FP16 or FP32, with dynamic
-  shapes for the batch and the point count; the converted program is cached in the folder;
-- a GPU build without TensorRT: plain GPU;
-- otherwise the CPU with oneDNN and `threads` threads.
-The GPU and TensorRT paths have not run yet (docs/surrogate.md); the CPU path is tested against
-the dygraph model.
+runtime "paddle" runs the Paddle program with Paddle Inference (surrogate/runtime_paddle.py:
+oneDNN on the CPU, PIR-TensorRT or the plain GPU on a GPU build of Paddle); runtime
+"onnxruntime" runs model.onnx with ONNX Runtime (surrogate/runtime_onnx.py: TensorRT, CUDA or
+the CPU), the artifact Triton serves. Both take the same inputs through the same checks (the
+folder's format version, the input's shape, finite values, the trained bounds) and answer the
+same figures; one log line says which runtime runs where.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
-from solver.errors import SlipstreamError
+from surrogate.errors import PredictorError
 from surrogate.export import FORMAT_VERSION
 
 log = logging.getLogger(__name__)
 
+RUNTIMES = ("paddle", "onnxruntime")
+DEVICES = ("auto", "cpu", "gpu")
 PRECISIONS = ("fp32", "fp16")
 #: What predict_parameters takes: an array [B, d] or [d] in the model's parameter order, a mapping
 #: of parameter names to values, or a sequence of such mappings.
 Params = Union[np.ndarray, Sequence[float], Sequence[Sequence[float]], Mapping[str, float],
                Sequence[Mapping[str, float]]]
-#: TensorRT's dynamic-shape profile: (min, optimum, max) of the batch and of the point count.
-TRT_BATCH = (1, 64, 4096)
-TRT_POINTS = (64, 4096, 65536)
-
-
-class PredictorError(SlipstreamError):
-    """A model folder that cannot be served, or inputs it cannot take."""
 
 
 def _mapping_row(values: Mapping[str, Any], parameters: list[dict[str, Any]]) -> list[float]:
@@ -95,98 +87,44 @@ class SurfacePrediction:
     cd: float
 
 
-def _paddle_gpu() -> tuple[bool, bool]:
-    """(a usable GPU build of Paddle, with TensorRT)."""
-    import paddle
-
-    if not paddle.is_compiled_with_cuda() or paddle.device.cuda.device_count() == 0:
-        return False, False
+def load_metadata(folder: Path, files: tuple[str, ...]) -> dict[str, Any]:
+    """The metadata (surrogate.json) of the exported folder, checked: readable, of this format
+    version, and holding files. PredictorError otherwise."""
     try:
-        import paddle.tensorrt  # noqa: F401  (only GPU builds ship it)
-    except ImportError:
-        return True, False
-    return True, tuple(paddle.inference.get_trt_compile_version()) != (0, 0, 0)
+        meta = json.loads((folder / "surrogate.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise PredictorError(f"'{folder}' is not an exported surrogate (no readable surrogate.json): "
+                             "give a folder written by train_surrogate.py") from exc
+    version = meta.get("format_version")
+    if version != FORMAT_VERSION:
+        raise PredictorError(f"'{folder}' was exported in format {version}; this version serves format "
+                             f"{FORMAT_VERSION}: export it again with train_surrogate.py")
+    for name in files:
+        if not (folder / name).is_file():
+            raise PredictorError(f"'{folder}' lacks {name}: export it again with train_surrogate.py")
+    return meta
 
 
 class Predictor:
-    def __init__(self, folder: str | Path, device: str = "auto", precision: str = "fp32",
-                 threads: int | None = None) -> None:
-        """device: auto | cpu | gpu; precision: fp32 | fp16 (TensorRT only); threads: CPU
-        threads (default: all cores)."""
-        from paddle import inference
-
+    def __init__(self, folder: str | Path, runtime: str = "paddle", device: str = "auto",
+                 precision: str = "fp32", threads: int | None = None) -> None:
+        """runtime: paddle | onnxruntime; device: auto | cpu | gpu; precision: fp32 | fp16
+        (TensorRT only); threads: CPU threads (default: all cores)."""
+        for key, value, allowed in (("runtime", runtime, RUNTIMES), ("device", device, DEVICES),
+                                    ("precision", precision, PRECISIONS)):
+            if value not in allowed:
+                raise PredictorError(f"{key} '{value}' is unknown: use one of {', '.join(allowed)}")
+        if runtime == "paddle":
+            from surrogate.runtime_paddle import FILES, PaddleRuntime as Runtime
+        else:
+            from surrogate.runtime_onnx import FILES, OnnxRuntime as Runtime
         self.folder = Path(folder)
-        meta_path = self.folder / "surrogate.json"
-        try:
-            self.meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError) as exc:
-            raise PredictorError(f"'{self.folder}' is not an exported surrogate (no readable surrogate.json): "
-                                 "give a folder written by train_surrogate.py") from exc
-        version = self.meta.get("format_version")
-        if version != FORMAT_VERSION:
-            raise PredictorError(f"'{self.folder}' was exported in format {version}; this version serves format "
-                                 f"{FORMAT_VERSION}: export it again with train_surrogate.py")
-        for name in ("model.json", "model.pdiparams"):
-            if not (self.folder / name).is_file():
-                raise PredictorError(f"'{self.folder}' lacks {name}: export it again with train_surrogate.py")
-        if precision not in PRECISIONS:
-            raise PredictorError(f"precision '{precision}' is unknown: use one of {PRECISIONS}")
+        self.meta = load_metadata(self.folder, FILES)
+        self.runtime = runtime
         self.kind: str = self.meta["kind"]
-        self.input_name: str = self.meta["input"]["name"]
-        gpu, tensorrt = _paddle_gpu() if device in ("auto", "gpu") else (False, False)
-        if device == "gpu" and not gpu:
-            raise PredictorError("device gpu: this Paddle has no CUDA or sees no GPU: install paddlepaddle-gpu "
-                                 "(README, Going to a GPU) or use device cpu")
-        model_prefix = self.folder / "model"
-        if tensorrt:
-            try:
-                model_prefix = self._tensorrt_program(precision)
-                self.path = f"GPU with TensorRT ({precision.upper()}, dynamic shapes)"
-            except Exception as exc:  # conversion depends on the TensorRT install; fall back, say so
-                log.warning("TensorRT conversion failed (%s); serving on the plain GPU", str(exc).splitlines()[0])
-                tensorrt = False
-        config = inference.Config(f"{model_prefix}.json", f"{model_prefix}.pdiparams")
-        config.disable_glog_info()
-        if gpu:
-            config.enable_use_gpu(256, 0)
-            if not tensorrt:
-                self.path = "GPU (no TensorRT in this Paddle)"
-        else:
-            self.threads = threads or len(os.sched_getaffinity(0))
-            config.disable_gpu()
-            config.enable_onednn()
-            config.set_cpu_math_library_num_threads(self.threads)
-            self.path = f"CPU with oneDNN, {self.threads} threads"
-        self._predictor = inference.create_predictor(config)
-        log.info("surrogate %s (%s) served on %s", self.folder, self.kind, self.path)
-
-    def _tensorrt_program(self, precision: str) -> Path:
-        """Convert the program with paddle.tensorrt once; the result is cached in the folder."""
-        import paddle.tensorrt
-        from paddle.tensorrt.export import Input, PrecisionMode, TensorRTConfig
-
-        prefix = self.folder / f"tensorrt_{precision}" / "model"
-        if Path(f"{prefix}.json").is_file():
-            return prefix
-        if self.kind == "paramnet":
-            d = len(self.meta["parameters"])
-            shapes = [(b, d) for b in TRT_BATCH]
-        else:
-            shapes = [(1, n, 6) for n in TRT_POINTS]
-        spec = Input(min_input_shape=shapes[0], optim_input_shape=shapes[1], max_input_shape=shapes[2],
-                     name=self.input_name)
-        trt = TensorRTConfig(inputs=[spec], precision_mode=PrecisionMode.FP16 if precision == "fp16"
-                             else PrecisionMode.FP32)
-        trt.save_model_dir = str(prefix)
-        paddle.tensorrt.convert(str(self.folder / "model"), trt)
-        return prefix
-
-    def _run(self, array: np.ndarray) -> list[np.ndarray]:
-        handle = self._predictor.get_input_handle(self._predictor.get_input_names()[0])
-        handle.reshape(list(array.shape))
-        handle.copy_from_cpu(np.ascontiguousarray(array, dtype=np.float32))
-        self._predictor.run()
-        return [self._predictor.get_output_handle(n).copy_to_cpu() for n in self._predictor.get_output_names()]
+        self._engine = Runtime(self.folder, self.meta, device, precision, threads)
+        self.path: str = self._engine.path
+        log.info("surrogate %s (%s) served by %s", self.folder, self.kind, self.path)
 
     # ---- ParamNet -------------------------------------------------------------------------
     @property
@@ -216,7 +154,7 @@ class Predictor:
             log.warning("%d of %d inputs lie outside the trained range (e.g. %s = %g, trained %g-%g): the "
                         "surrogate extrapolates there", int(outside.any(axis=1).sum()), len(x), names[j],
                         x[outside[:, j].argmax(), j], low[j], high[j])
-        mean, std = self._run(x.astype(np.float32))
+        mean, std = self._engine.run(x.astype(np.float32))
         return ParamPrediction(cd=mean[:, 0], cd_std=std[:, 0], cl=mean[:, 1], cl_std=std[:, 1],
                                out_of_bounds=outside.any(axis=1))
 
@@ -236,5 +174,5 @@ class Predictor:
         if np.any(size > 1.5 * trained) or np.any(size < trained / 1.5):
             log.warning("the surface's extent %s m differs from the trained shapes' %s m by more than 1.5x: "
                         "the surrogate extrapolates", np.round(size, 2).tolist(), np.round(trained, 2).tolist())
-        cp, cd = self._run(np.concatenate([points_m, normals], axis=1)[None])
+        cp, cd = self._engine.run(np.concatenate([points_m, normals], axis=1)[None])
         return SurfacePrediction(cp=cp[0], cd=float(cd[0]))

@@ -1,0 +1,30 @@
+"""TensorRT's dynamic-shape profile of an exported surrogate's input: the smallest, the optimum
+and the largest input shape an engine is built for. One profile for Paddle-TensorRT
+(surrogate/runtime_paddle.py), ONNX Runtime's TensorRT provider (surrogate/runtime_onnx.py) and
+Triton's model configuration (surrogate/triton.py), so all three serve the same shapes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: (min, optimum, max) designs per call. A GeoNet call is usually one surface; Triton may batch
+#: up to 8 surfaces of the same point count.
+BATCH = {"paramnet": (1, 64, 4096), "geonet": (1, 1, 8)}
+#: (min, optimum, max) surface points of a GeoNet input.
+POINTS = (64, 4096, 65536)
+
+
+def profile_shapes(meta: dict[str, Any]) -> list[list[int]]:
+    """[min, optimum, max] input shapes of the exported model whose metadata is meta: its
+    input's dynamic axes (-1 in meta["input"]["shape"]) filled from BATCH (axis 0) and POINTS
+    (axis 1)."""
+    sizes = (BATCH[meta["kind"]], POINTS)
+    return [[sizes[axis][k] if dim < 0 else dim for axis, dim in enumerate(meta["input"]["shape"])]
+            for k in range(3)]
+
+
+def profile_strings(meta: dict[str, Any]) -> list[str]:
+    """profile_shapes as ONNX Runtime's TensorRT options write them, "name:1x64x6"."""
+    name = meta["input"]["name"]
+    return [f"{name}:{'x'.join(map(str, shape))}" for shape in profile_shapes(meta)]
