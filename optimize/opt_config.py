@@ -12,6 +12,7 @@ from typing import Dict, List, Optional
 
 from solver.config import merge_config, read_yaml
 from solver.errors import ConfigError
+from surrogate.predictor import RUNTIMES
 
 OBJECTIVES = ("cd", "drag_area")
 METHODS = ("cmaes", "gradient")
@@ -47,6 +48,11 @@ class GradientConfig:
 
 
 @dataclass
+class PredictorConfig:
+    runtime: str = "paddle"         # paddle (Paddle Inference) | onnxruntime (the model.onnx Triton serves)
+
+
+@dataclass
 class VerifyConfig:
     top_k: int = 3                  # best distinct candidates simulated with the LBM, besides the baseline [-]
     backend: str = "auto"           # auto | cpu | cuda
@@ -56,6 +62,7 @@ class VerifyConfig:
 class OptimizeConfig:
     name: str = "optimize"
     model: str = "results/models/paramnet/model"  # an exported ParamNet folder
+    predictor: PredictorConfig = field(default_factory=PredictorConfig)
     objective: str = "cd"           # cd | drag_area (Cd x frontal area [m^2])
     baseline: Dict[str, float] = field(default_factory=dict)  # the design to improve; default: the family's baseline
     fixed: List[str] = field(default_factory=list)  # parameters held at the baseline's values
@@ -83,6 +90,10 @@ def load_optimize_config(path: str | Path, overrides: list[str] | None = None) -
     _require(bool(c.name) and "/" not in c.name, "name", "must be a non-empty name without '/'")
     _require(c.objective in OBJECTIVES, "objective", f"must be one of {OBJECTIVES}")
     _require(c.method in METHODS, "method", f"must be one of {METHODS}")
+    _require(c.predictor.runtime in RUNTIMES, "predictor.runtime", f"must be one of {RUNTIMES}")
+    _require(c.method != "gradient" or c.predictor.runtime == "paddle", "predictor.runtime",
+             "must be paddle with method gradient, which differentiates the Paddle model itself: use method "
+             "cmaes to search through onnxruntime")
     for i, k in enumerate(c.constraints):
         _require(k.min is not None or k.max is not None, f"constraints[{i}]", "needs a min or a max")
         _require(k.min is None or k.max is None or k.min <= k.max, f"constraints[{i}]", "has min > max")

@@ -118,7 +118,7 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
     from surrogate.predictor import Predictor
 
     model_folder = Path(config.model)
-    predictor = Predictor(model_folder)
+    predictor = Predictor(model_folder, runtime=config.predictor.runtime)
     if predictor.kind != "paramnet":
         raise ConfigError(f"key 'model': '{config.model}' holds a {predictor.kind}; the optimizer searches "
                           "parameters through a ParamNet")
@@ -190,7 +190,7 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
         t0 = time.perf_counter()
         model_folder = retrain(model_folder, out / f"round_{r + 1}")
         seconds["retraining"] += time.perf_counter() - t0
-        predictor = Predictor(model_folder)
+        predictor = Predictor(model_folder, runtime=config.predictor.runtime)
 
     best = min(verified, key=lbm_objective)
     t0 = time.perf_counter()
