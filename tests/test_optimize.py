@@ -106,6 +106,44 @@ def test_missing_model_and_impossible_constraints_are_one_line_exit_2(tmp_path, 
     assert not (tmp_path / "o" / "report.md").exists()
 
 
+def test_the_predictor_runtime_key_is_checked_in_one_line(tmp_path, capsys):
+    for keys, expected in (({"method": "gradient", "predictor": {"runtime": "onnxruntime"}},
+                            "key 'predictor.runtime' must be paddle with method gradient"),
+                           ({"predictor": {"runtime": "tensorrt"}}, "key 'predictor.runtime' must be one of")):
+        assert optimize([opt_yaml(tmp_path, tmp_path / "no_model", **keys), "--out", tmp_path / "o"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and expected in err, err
+
+
+def test_both_runtimes_find_the_same_best_design(tmp_path, tiny_paramnet):
+    """The search of optimize_shape.py (CMA-ES, same seed, a constraint) through Paddle Inference
+    and through ONNX Runtime: the same best design within 1e-3 of each parameter's range, at the
+    same surrogate Cd. (The LBM verification that follows simulates that design: the same design
+    gives the same LBM Cd, so the search is what this test runs.)"""
+    from optimize.design_space import make_design_space
+    from optimize.opt_config import load_optimize_config
+    from optimize.problem import Problem
+    from optimize.run import search
+    from surrogate.predictor import Predictor
+
+    config = load_optimize_config(opt_yaml(tmp_path, tiny_paramnet, cmaes={"max_evaluations": 600},
+                                           constraints=[{"quantity": "backlight_angle_deg", "max": 35.0}]))
+    best = {}
+    for runtime in ("paddle", "onnxruntime"):
+        predictor = Predictor(tiny_paramnet, runtime=runtime, device="cpu")
+        space = make_design_space(config, predictor.meta["dataset"]["family"], predictor.meta["parameters"])
+
+        def predict(params, predictor=predictor):
+            r = predictor.predict_parameters(params)
+            return r.cd, r.cd_std
+
+        _, final, chosen = search(config, space, Problem(space, config, predict), tiny_paramnet)
+        best[runtime] = final.params[chosen[0]], final.cd[chosen[0]]
+    span = np.where(space.high > space.low, space.high - space.low, 1.0)
+    assert np.all(np.abs(best["paddle"][0] - best["onnxruntime"][0]) <= 1e-3 * span)
+    assert best["paddle"][1] == pytest.approx(best["onnxruntime"][1], rel=1e-5)
+
+
 @pytest.mark.parametrize("method", ["cmaes", "gradient"])
 def test_the_command_searches_verifies_and_reports(tmp_path, tiny_paramnet, method):
     out = tmp_path / "opt"

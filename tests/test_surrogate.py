@@ -1,6 +1,6 @@
 """The surrogate: split and metrics, training on a tiny real dataset (the loss falls), resume,
-export -> Predictor round trip against the dygraph model, GeoNet on a mesh read from an STL,
-and the errors a user can cause."""
+export -> Predictor round trip through both runtimes (Paddle Inference, ONNX Runtime) against the
+dygraph model, GeoNet on a mesh read from an STL, and the errors a user can cause."""
 
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def test_paramnet_trains_exports_and_the_predictor_matches_dygraph(tmp_path, tin
 
     ds = Dataset(tiny_dataset)
     predictor = Predictor(out / "model", device="cpu", threads=1)
-    assert predictor.path.startswith("CPU with oneDNN")
+    assert predictor.path.startswith("Paddle Inference on the CPU with oneDNN")
     got = predictor.predict_parameters(ds.parameters)
     model = paddle.jit.load(str(out / "model" / "model"))
     mean, std = (t.numpy() for t in model(paddle.to_tensor(ds.parameters.astype(np.float32))))
@@ -68,8 +68,14 @@ def test_paramnet_trains_exports_and_the_predictor_matches_dygraph(tmp_path, tin
     assert not got.out_of_bounds.any()
     from surrogate.export import load_dygraph
 
-    rebuilt, _ = load_dygraph(out / "model")(paddle.to_tensor(ds.parameters.astype(np.float32)))
+    rebuilt, rebuilt_std = load_dygraph(out / "model")(paddle.to_tensor(ds.parameters.astype(np.float32)))
     np.testing.assert_allclose(rebuilt.numpy()[:, 0], mean[:, 0], rtol=1e-6)
+    ort_predictor = Predictor(out / "model", runtime="onnxruntime", device="cpu", threads=1)
+    assert ort_predictor.path == "ONNX Runtime on the CPU, 1 threads"
+    by_onnx = ort_predictor.predict_parameters(ds.parameters)
+    for answer, want in ((by_onnx.cd, rebuilt[:, 0]), (by_onnx.cl, rebuilt[:, 1]),
+                         (by_onnx.cd_std, rebuilt_std[:, 0]), (by_onnx.cl_std, rebuilt_std[:, 1])):
+        np.testing.assert_allclose(answer, want.numpy(), rtol=1e-5, atol=1e-6)
     test_rows = np.genfromtxt(out / "test_predictions.csv", delimiter=",", names=True)
     k = [list(ds.ids).index(int(i)) for i in np.atleast_1d(test_rows["sample_id"])]
     np.testing.assert_allclose(got.cd[k], np.atleast_1d(test_rows["cd_predicted"]), rtol=1e-5)
@@ -159,6 +165,17 @@ def test_geonet_trains_and_predicts_on_a_mesh_read_from_stl(tmp_path, tiny_datas
     np.testing.assert_allclose(result.cp, cp[0], rtol=1e-5, atol=1e-5 * np.abs(cp).max())
     with pytest.raises(PredictorError, match=r"\[N, 3\]"):
         predictor.predict_surface(points.points_m, points.normals[:10])
+    # model.onnx through ONNX Runtime on the same mesh (3000 points; trained on 64 per shape)
+    from surrogate.export import load_dygraph
+
+    assert json.loads((out / "model" / "surrogate.json").read_text())["training"]["geonet"]["points"] == 64
+    dygraph_cp, dygraph_cd = (t.numpy() for t in load_dygraph(out / "model")(paddle.to_tensor(x)))
+    ort_predictor = Predictor(out / "model", runtime="onnxruntime", device="cpu")
+    by_onnx = ort_predictor.predict_surface(points.points_m, points.normals)
+    np.testing.assert_allclose(by_onnx.cp, dygraph_cp[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(by_onnx.cd, dygraph_cd[0], rtol=1e-5, atol=1e-6)
+    with pytest.raises(PredictorError, match=r"\[N, 3\]"):
+        ort_predictor.predict_surface(points.points_m, points.normals[:10])
 
 
 def test_bad_training_input_is_one_line_exit_2(tmp_path, tiny_dataset, capsys):
