@@ -4,7 +4,10 @@ Dataset generation: sweep_config (the sweep YAML), sampling (design points), sam
 sample, run by a worker), executors (local pool, Ray), sweep (the driver), sample_record (the
 HDF5 schema), shape_features (surface points, signed distance), dataset (the reader).
 Learning and serving: train_config, models (ParamNet ensemble, GeoNet), tasks, training,
-metrics, export (paddle.jit.save), predictor (paddle.inference).
+metrics, export (paddle.jit.save, and onnx_export: paddle2onnx), predictor (one set of checks)
+with its runtimes runtime_paddle (paddle.inference) and runtime_onnx (onnxruntime), profile
+(TensorRT's shapes), errors, triton and serve (`python -m surrogate.serve triton`: a Triton model
+repository).
 """
 
 import warnings
