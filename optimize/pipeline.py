@@ -29,6 +29,7 @@ from optimize.pipeline_config import PipelineConfig
 from optimize.run import run_optimization
 from solver.atomic import write_text
 from surrogate.executors import make_executor
+from surrogate.export import FORMAT_VERSION
 from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
 from surrogate.sweep_config import SweepConfig, load_sweep
 from surrogate.train_config import load_train_config
@@ -149,9 +150,10 @@ def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path,
     sweep = load_sweep(sweep_path, config.sweep.overrides)
     records["sweep"] = _sweep_stage(sweep, sweep_path, folders.dataset, overwrite)
 
-    # 2. training, skipped when its config and the dataset's samples are as last time
+    # 2. training, skipped when its config, the dataset's samples and the export format are as last time
     train = load_train_config(base / config.train.config, [*config.train.overrides, f"dataset={folders.dataset}"])
-    key = _digest(OmegaConf.to_yaml(OmegaConf.structured(train)), folder_fingerprint(folders.dataset / "samples", "*.h5"))
+    key = _digest(OmegaConf.to_yaml(OmegaConf.structured(train)), folder_fingerprint(folders.dataset / "samples", "*.h5"),
+                  f"export format {FORMAT_VERSION}")
     records["train"] = _stage("training", folders.surrogate, key, "model/surrogate.json",
                               lambda: train_and_export(train, folders.surrogate))
 
