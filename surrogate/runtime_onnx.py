@@ -30,6 +30,7 @@ PATHS = {"TensorrtExecutionProvider": "the GPU with TensorRT ({precision}, dynam
 
 
 def _tensorrt_options(folder: Path, meta: dict[str, Any], precision: str) -> dict[str, Any]:
+    """The TensorRT provider's options: precision, the engine cache in the folder, the profile."""
     low, optimum, high = profile_strings(meta)
     return {"trt_fp16_enable": precision == "fp16", "trt_engine_cache_enable": True,
             "trt_engine_cache_path": str(folder / f"tensorrt_onnx_{precision}"),

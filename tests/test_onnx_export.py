@@ -76,6 +76,7 @@ def test_the_graph_carries_the_metadatas_names_axes_and_the_metadata(exported):
         assert [dims(o) for o in model.graph.output] == expected
 
 
+@pytest.mark.filterwarnings("ignore:no variable in your model")
 def test_a_failed_conversion_is_one_line_and_leaves_no_folder(tmp_path, monkeypatch):
     """paddle2onnx 2.1 aborts its process on an operator it cannot convert (here eigvalsh): the
     export survives it and says so in one line; export_model then leaves nothing behind."""
