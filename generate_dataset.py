@@ -22,6 +22,7 @@ from solver.results import check_output_folder
 from surrogate.executors import make_executor
 from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
 from surrogate.sweep_config import default_output, load_sweep
+from solver.cli_logging import configure_logging
 
 log = logging.getLogger("generate_dataset")
 
@@ -38,7 +39,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     try:
         sweep_path = Path(args.sweep)

@@ -19,6 +19,7 @@ from optimize.opt_config import default_output, load_optimize_config
 from optimize.run import run_optimization
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
+from solver.cli_logging import configure_logging
 from viz.numbers import coefficient
 
 log = logging.getLogger("optimize_shape")
@@ -33,7 +34,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     try:
         config = load_optimize_config(args.config, args.overrides)

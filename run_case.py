@@ -32,6 +32,7 @@ from solver.run import Runner
 from solver.simulation import Simulation
 from solver.surface import surface_pressure
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
+from solver.cli_logging import configure_logging
 from viz.numbers import coefficient
 
 log = logging.getLogger("run_case")
@@ -149,7 +150,7 @@ def _convergence(info: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     try:
         case = load_case(args.case, args.overrides, schema=CASE_SCHEMA)

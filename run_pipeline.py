@@ -21,6 +21,7 @@ from optimize.pipeline_config import default_output, load_pipeline
 from optimize.pipeline_report import write_report
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
+from solver.cli_logging import configure_logging
 
 log = logging.getLogger("run_pipeline")
 
@@ -36,7 +37,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     t0 = time.perf_counter()
     try:

@@ -21,6 +21,7 @@ from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 from surrogate.train_config import default_output, load_train_config
 from surrogate.train_run import train_and_export
+from solver.cli_logging import configure_logging
 
 log = logging.getLogger("train_surrogate")
 
@@ -35,7 +36,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
     args = parse_args(argv)
     try:
         config = load_train_config(args.config, args.overrides)

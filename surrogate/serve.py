@@ -17,6 +17,7 @@ from pathlib import Path
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 from surrogate.predictor import PRECISIONS
+from solver.cli_logging import configure_logging
 
 log = logging.getLogger("surrogate.serve")
 
@@ -34,7 +35,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     # force: importing paddle (through the Predictor's module) installed a root handler of its own
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", force=True)
+    configure_logging()
     args = parse_args(argv)
     from surrogate.triton import write_repository
 
