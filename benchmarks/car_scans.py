@@ -35,7 +35,7 @@ CASE = str(ROOT / "cases" / "car.yaml")
 #: Half of car.yaml's tunnel, 18 m long, cut at the car's centre plane (y = 0) by a free-slip wall.
 HALF = ["domain.size_m=[18.0,5.0,5.5]", "domain.origin_m=[0.0,0.0,0.0]", "domain.boundaries.y_min=freeslip",
         "geometry.placement.center_y_m=0.0", "domain.sponge.length_m=3.0"]
-RUN = ["run.max_steps=9000", "run.check_every=250", "run.convergence.window_steps=1500",
+RUN = ["run.max_steps=11000", "run.check_every=250", "run.convergence.window_steps=1500",
        "run.convergence.tolerance=5e-3", "run.average_steps=2000", "run.sample_every=100",
        "output.fields=false"]
 CLEARANCES = [0.15, 0.16, 0.17, 0.18, 0.19, 0.20]
