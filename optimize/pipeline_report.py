@@ -100,8 +100,8 @@ def cars_png(path: Path, ds: Dataset, count: int = 4) -> None:
             ax.set_xlim(xz[:, 0].min() - 0.1, xz[:, 0].max() + 0.1)
             ax.set_ylim(0, xz[:, 1].max() + 0.1)
             ax.set_aspect("equal")
-            values = ", ".join(f"{ds.parameter_names[i]} {ds.parameters[k, i]:.3g} {ds.parameter_units[i]}"
-                               for i in varied)
+            values = ", ".join(f"{ds.parameter_names[i]} {ds.parameters[k, i]:.3g}"
+                               + ("" if ds.parameter_units[i] == "-" else f" {ds.parameter_units[i]}") for i in varied)
             state = "" if ds.converged[k] else " (not converged)"
             ax.set_title(f"sample {s.sample_id}: LBM Cd {coefficient(s.scalars['cd'])}{state}\n"
                          + textwrap.fill(values, 110), fontsize=8)
