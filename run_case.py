@@ -30,7 +30,7 @@ from solver.errors import SlipstreamError
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation
-from solver.surface import surface_pressure
+from solver.surface import surface_pressure, surface_shear
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 from solver.cli_logging import configure_logging
 from viz.numbers import coefficient
@@ -144,9 +144,8 @@ def _convergence(info: dict) -> str:
     """The final log line's words on convergence (info: summary.json's figures)."""
     if info["converged"]:
         return f"converged at step {info['converged_step']}"
-    if info["cd"] is None:
-        return "no body, no convergence test"
-    return "NOT CONVERGED: Cd still changing at the step limit"
+    what = "the bulk velocity" if info["cd"] is None else "Cd"
+    return f"NOT CONVERGED: {what} still changing at the step limit"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,8 +180,11 @@ def main(argv: list[str] | None = None) -> int:
         info = write_run_files(out, case, sim, result, backend)
         if surface_mesh is not None:
             surface = surface_pressure(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
+            shear = surface_shear(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
             arrays = {"Cp": surface.cp_vertices.astype(np.float32),
                       "pressure": surface.pressure_vertices_pa.astype(np.float32),
+                      "wall_shear": shear.wall_shear_pa.astype(np.float32),
+                      "y_plus": shear.y_plus.astype(np.float32),
                       "Normals": surface_mesh.vertex_normals().astype(np.float32)}
             write_atomically(out / "surface.vtp", lambda tmp: write_mesh(surface_mesh, tmp, arrays, "vtp"))
         if case.output.fields:
@@ -199,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    if case.flow.reynolds_tau is not None:
+        log.info("Cf %.4g (Dean %.4g)  Re_tau %.4g  Re_bulk %.4g  steps %d  %s  %.1f MLUPs  -> %s",
+                 info["cf"], info["cf_dean"], info["re_tau"], info["re_bulk"], info["steps"],
+                 _convergence(info), info["mlups"], out)
+        return 0
     log.info("Cd %s (pressure %s, friction %s)  Cl %s  steps %d  %s  %.1f MLUPs  -> %s",
              coefficient(info["cd"]), coefficient(info["cd_pressure"]), coefficient(info["cd_friction"]),
              coefficient(info["cl"]), info["steps"], _convergence(info), info["mlups"], out)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Is the car's Cd a smooth function of its shape? Two scans of the parametric car with the LBM.
 
-    python benchmarks/car_scans.py [--out results/car_scans] [--backend auto|cpu|cuda]
+    python benchmarks/car_scans.py [key=value ...] [--out results/car_scans] [--backend auto|cpu|cuda]
 
 Clearance 0.15-0.20 m (6 values, backlight 25 deg) and backlight angle 15-45 deg (7 values,
 clearance 0.15 m), each a run_case.py run of cases/car.yaml at 64 cells per car length (the
@@ -10,6 +10,7 @@ the car's centre (the car and the flow are symmetric at zero yaw); the full tunn
 run once beside it. Where the backlight scan jumps between 25 and 35 deg (the critical angle,
 where the flow over the rear window separates), both angles are repeated from a slightly
 perturbed initial state. Runs that finished are kept (kill it and run it again: it continues).
+key=value overrides apply to every run (e.g. walls.model=none, the set-up before the wall model).
 
 Prints for every run Cd, its pressure and friction parts and their sum against Cd, Cl, and the
 per-step scatter of Cd in the averaging window; then each scan's quadratic fit and its largest
@@ -47,13 +48,13 @@ def run_name(clearance: float, backlight: float, perturbed: bool = False) -> str
     return f"clearance{clearance:.2f}_backlight{backlight:.0f}" + ("_perturbed" if perturbed else "")
 
 
-def simulate(out: Path, name: str, overrides: list[str], backend: str) -> dict:
-    """The summary of one run, running it unless its folder already holds one; with the
-    averaging window's per-step Cd scatter added."""
+def simulate(out: Path, name: str, overrides: list[str], backend: str, common: list[str]) -> dict:
+    """The summary of one run (common: the overrides of every run), running it unless its folder
+    already holds one; with the averaging window's per-step Cd scatter added."""
     folder = out / name
     summary = folder / "summary.json"
     if not summary.is_file():
-        code = run_case.main([CASE, *overrides, *RUN, "--backend", backend, "--out", str(folder)])
+        code = run_case.main([CASE, *overrides, *RUN, *common, "--backend", backend, "--out", str(folder)])
         if code != 0:
             raise SystemExit(f"run {name} failed (exit {code}): see its log above")
     info = json.loads(summary.read_text())
@@ -85,16 +86,18 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default=str(ROOT / "results" / "car_scans"))
     p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
+    p.add_argument("overrides", nargs="*", help="key=value for every run, e.g. walls.model=none")
     args = p.parse_args()
     out = Path(args.out)
-    full = simulate(out, "full_tunnel_baseline", [], args.backend)
-    clearance = [simulate(out, run_name(c, 25.0), car(c, 25.0), args.backend) for c in CLEARANCES]
-    backlight = [simulate(out, run_name(0.15, b), car(0.15, b), args.backend) for b in BACKLIGHTS]
+    common = args.overrides
+    full = simulate(out, "full_tunnel_baseline", [], args.backend, common)
+    clearance = [simulate(out, run_name(c, 25.0), car(c, 25.0), args.backend, common) for c in CLEARANCES]
+    backlight = [simulate(out, run_name(0.15, b), car(0.15, b), args.backend, common) for b in BACKLIGHTS]
     cd_b = np.array([r["cd"] for r in backlight])
     inner = [i for i, b in enumerate(BACKLIGHTS[:-1]) if 25.0 <= b and BACKLIGHTS[i + 1] <= 35.0]
     jump = max(inner, key=lambda i: abs(cd_b[i + 1] - cd_b[i]))
-    repeats = [simulate(out, run_name(0.15, BACKLIGHTS[i], True), car(0.15, BACKLIGHTS[i], True), args.backend)
-               for i in (jump, jump + 1)]
+    repeats = [simulate(out, run_name(0.15, BACKLIGHTS[i], True), car(0.15, BACKLIGHTS[i], True), args.backend,
+                        common) for i in (jump, jump + 1)]
 
     print(f"{'run':34s} {'Cd':>7s} {'Cd_p':>7s} {'Cd_f':>7s} {'split':>7s} {'Cl':>7s} {'std/Cd':>7s} {'gap':>5s} {'block':>6s}")
     for r in [full, *clearance, *backlight, *repeats]:

@@ -4,7 +4,8 @@
     python benchmarks/lbm_mlups.py [--backend auto|cpu|cuda] [--seconds 5] [--sizes 64 128 192]
 
 For each backend and size (fully periodic N^3 box with BGK; the middle size again with the entropic
-LES operator of the car cases; a channel with a sphere) it prints MLUPs, the
+LES operator of the car cases; a channel with a sphere; cases/channel.yaml without and with the
+wall model) it prints MLUPs, the
 bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), the copy
 bandwidth (bytes read + written per second) measured on the same device in the same run, and
 the fraction of the roofline bandwidth / 153 B reached. With lbmpy installed it also times
@@ -24,8 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
+from omegaconf import OmegaConf
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from solver.backends import select_backend  # noqa: E402
 from solver.config import merge_case  # noqa: E402
@@ -58,6 +61,13 @@ def sphere_channel_case(n: int) -> dict:
                                       "y_max": "freeslip", "z_min": "freeslip", "z_max": "freeslip"}},
             "body": {"shape": "sphere", "center_m": [2.0, 2.0, 2.0], "radius_m": 0.5},
             "resolution": {"cells_per_length": n // 4, "u_lattice": 0.05}}
+
+
+def channel_case(model: str) -> dict:
+    """cases/channel.yaml (wall-modelled LES channel, 16 cells per half-height) with walls.model."""
+    case = dict(OmegaConf.to_container(OmegaConf.load(ROOT / "cases" / "channel.yaml")))
+    case["walls"] = {"model": model}
+    return case
 
 
 def cpu_copy_bandwidth(seconds: float, threads: int) -> float:
@@ -175,6 +185,9 @@ def main() -> int:
     rows.append({"case": f"periodic box {n}^3 entropic LES", "cells": cells, "mlups": mlups})
     mlups, cells = time_simulation(sphere_channel_case(args.sphere), backend, args.seconds)
     rows.append({"case": f"sphere channel {2 * args.sphere}x{args.sphere}x{args.sphere}", "cells": cells, "mlups": mlups})
+    for model in ("none", "loglaw"):
+        mlups, cells = time_simulation(channel_case(model), backend, args.seconds)
+        rows.append({"case": f"channel.yaml, walls.model {model}", "cells": cells, "mlups": mlups})
     lbmpy = {}
     if backend.name == "cpu" and not args.no_lbmpy:
         for n in sizes:

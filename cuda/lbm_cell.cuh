@@ -7,7 +7,7 @@
 // pulls f_q(x) from f_src at x - c_q (or from a boundary rule), collides and writes f_dst at x.
 #pragma once
 
-#include "lbm_boundaries.cuh"
+#include "lbm_wall_model.cuh"
 
 // A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
 // x-1, x, x+1 with periodic wrap already applied.
@@ -34,13 +34,17 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f
 }
 
 // A fluid cell next to a wall or with special neighbours: every link checks its source cell.
+// With the wall model on, its wall links then take the model's blend (lbm_wall_model.cuh);
+// returns whether they did, with the tangential force on the body in friction.
 template <int kCollision>
-__device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict__ f_src,
+__device__ __forceinline__ bool lbm_update_boundary_cell(const float* __restrict__ f_src,
                                                          float* __restrict__ f_dst,
                                                          const float* __restrict__ q_links,
+                                                         const float* __restrict__ area,
                                                          const LbmParams& p, const long long n,
                                                          const int x, const int y, const int z,
-                                                         float* force, LbmWallState* wall) {
+                                                         float* force, LbmWallState* wall,
+                                                         float* friction) {
     const long long S = p.plane_stride;
     float f[19];
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
@@ -53,16 +57,20 @@ __device__ __forceinline__ void lbm_update_boundary_cell(const float* __restrict
     }
     D3Q19_LINKS(LBM_PULL_GENERAL)
 #undef LBM_PULL_GENERAL
+    const bool modelled = p.wall_model == LBM_WALL_LOGLAW &&
+                          lbm_wall_function<kCollision>(f_src, q_links, area, p, n, x, y, z, f, force, friction);
     lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, wall);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
     D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
+    return modelled;
 }
 
 // One cell of one time step, any type. (x, y, z) are the cell's coordinates, n its index. A
 // fluid cell next to the body (boundary_index[n] = k >= 0) writes to cell_force[9k .. 9k+8] the
 // force its links hand to the body in this step (momentum exchange), then its pressure force
-// -p a_k and its viscous force sigma a_k on the surface it stands for (slot_area[3k .. 3k+2], the
+// -p a_k and its viscous force sigma a_k (with the wall model: the tangential force of its wall
+// links, the modelled wall shear) on the surface it stands for (slot_area[3k .. 3k+2], the
 // area vector of the body's surface around it; zero without a surface). The shells reduce these
 // in a fixed order. With interpolated != 0 it reads its wall fractions from link_q[18k .. 18k+17].
 template <int kCollision>
@@ -82,11 +90,12 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
             float force[3] = {0.0f, 0.0f, 0.0f};
             const long long k = p.boundary_index[n];
             const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
+            const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
             LbmWallState wall;
-            lbm_update_boundary_cell<kCollision>(f_src, f_dst, q_links, p, n, x, y, z, force,
-                                                 k >= 0 ? &wall : nullptr);
+            float friction[3];
+            const bool modelled = lbm_update_boundary_cell<kCollision>(
+                f_src, f_dst, q_links, a, p, n, x, y, z, force, k >= 0 ? &wall : nullptr, friction);
             if (k >= 0) {
-                const float* a = p.slot_area + 3 * k;
                 const float* s = wall.sigma;
                 float* out = p.cell_force + 9 * k;
                 out[0] = force[0];
@@ -95,9 +104,15 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                 out[3] = -wall.pressure * a[0];
                 out[4] = -wall.pressure * a[1];
                 out[5] = -wall.pressure * a[2];
-                out[6] = s[0] * a[0] + s[3] * a[1] + s[4] * a[2];
-                out[7] = s[3] * a[0] + s[1] * a[1] + s[5] * a[2];
-                out[8] = s[4] * a[0] + s[5] * a[1] + s[2] * a[2];
+                if (modelled) {  // the wall model's shear: the tangential exchange of the links
+                    out[6] = friction[0];
+                    out[7] = friction[1];
+                    out[8] = friction[2];
+                } else {
+                    out[6] = s[0] * a[0] + s[3] * a[1] + s[4] * a[2];
+                    out[7] = s[3] * a[0] + s[1] * a[1] + s[5] * a[2];
+                    out[8] = s[4] * a[0] + s[5] * a[1] + s[2] * a[2];
+                }
             }
         }
     } else if (type == FLAG_INLET) {

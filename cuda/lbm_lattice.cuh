@@ -75,6 +75,9 @@ __constant__ int LBM_LINK_OF[27] = {
     X(int, interpolated)            /* 1: Bouzidi bounce-back on the body; 0: halfway */     \
     X(int, has_force)               /* 1 when the body acceleration is non-zero */           \
     X(int, collision)               /* LBM_COLLISION_BGK or LBM_COLLISION_ENTROPIC */        \
+    X(int, wall_model)              /* LBM_WALL_NONE or LBM_WALL_LOGLAW (lbm_wall_model.cuh) */ \
+    X(int, wall_sample)             /* the wall model reads the velocity this many cells out */ \
+    X(float, nu_lattice)            /* molecular kinematic viscosity, for the wall model */  \
     X(float, cs2_smag)              /* Smagorinsky constant squared; 0: no subgrid model */  \
     X(float, inlet_relax)           /* rate the inlet density follows its neighbour's */     \
     X(float, gx)                    /* body acceleration */                                  \

@@ -52,6 +52,7 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
         "n_samples": s.n_samples,
     }
     arrays = {"populations": ckpt.populations, "forces": s.force_history(),
+              "bulk_velocity": np.asarray(s.bulk_velocity, np.float64),
               "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
     if s.rho_sum is not None:
         arrays["rho_sum"] = s.rho_sum
@@ -83,6 +84,7 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
             converged_step=meta["converged_step"], average_start=meta["average_start"],
             rho_sum=arrays.get("rho_sum"), velocity_sum=arrays.get("velocity_sum"),
             n_samples=int(meta["n_samples"]),
+            bulk_velocity=[float(v) for v in arrays["bulk_velocity"]],
         )
         populations = arrays["populations"]
         expected_hash = meta["case_hash"]

@@ -25,6 +25,7 @@ BOUNCE_BACK = ("interpolated", "halfway")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
+WALL_MODELS = ("none", "loglaw")
 AXES = ("x", "y", "z")
 
 
@@ -38,6 +39,7 @@ class FlowConfig:
     body_accel_m_s2: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # [m/s^2]
     initial: str = "inflow"                 # inflow (the inlet profile everywhere) | rest | taylor_green
     initial_perturbation: float = 0.0       # random velocity added to the initial state, share of U [-]
+    reynolds_tau: Optional[float] = None    # channel: Re_tau = u_tau h / nu, h half the y size; drives it along x [-]
 
 
 @dataclass
@@ -87,6 +89,12 @@ class ResolutionConfig:
 
 
 @dataclass
+class WallsConfig:
+    model: Optional[str] = None             # none | loglaw; default: loglaw with the subgrid model, else none
+    sample_cells: int = 4                   # the law of the wall reads the velocity of the n-th cell off the wall [cells]
+
+
+@dataclass
 class ConvergenceConfig:
     window_steps: int = 1000                # moving-average window of Cd [steps]
     tolerance: float = 1e-3                 # relative change of the mean between windows [-]
@@ -117,6 +125,7 @@ class CaseConfig:
     domain: DomainConfig = field(default_factory=DomainConfig)
     body: BodyConfig = field(default_factory=BodyConfig)
     resolution: ResolutionConfig = field(default_factory=ResolutionConfig)
+    walls: WallsConfig = field(default_factory=WallsConfig)
     run: RunConfig = field(default_factory=RunConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
 
@@ -239,6 +248,15 @@ def validate(case: CaseConfig) -> None:
     _require(f.initial in INITIAL_STATES, "flow.initial", f"must be one of {INITIAL_STATES}")
     _require(0.0 <= f.initial_perturbation <= 0.5, "flow.initial_perturbation", "must be in [0, 0.5] (share of U)")
     _require(len(f.body_accel_m_s2) == 3, "flow.body_accel_m_s2", "must be three numbers (x, y, z)")
+    if f.reynolds_tau is not None:
+        _require(f.reynolds_tau > 0, "flow.reynolds_tau", "must be positive")
+        _require(f.nu_m2_s is not None, "flow.reynolds_tau", "needs flow.nu_m2_s (u_tau = Re_tau nu / h)")
+        _require(not any(f.body_accel_m_s2), "flow.reynolds_tau",
+                 "sets the driving acceleration u_tau^2 / h itself: leave flow.body_accel_m_s2 at zero")
+        _require(d.boundaries.y_min == "noslip" and d.boundaries.y_max == "noslip", "flow.reynolds_tau",
+                 "is a channel between resting walls: set domain.boundaries.y_min and y_max to noslip")
+        _require(d.boundaries.x_min == "periodic" and d.boundaries.z_min == "periodic", "flow.reynolds_tau",
+                 "is a periodic channel: set domain.boundaries x and z to periodic")
     if f.initial == "taylor_green":
         _require(d.boundaries.x_min == "periodic" and d.boundaries.y_min == "periodic", "flow.initial",
                  "taylor_green needs periodic x and y boundaries")
@@ -285,6 +303,9 @@ def validate(case: CaseConfig) -> None:
     _require(r.min_gap_cells >= 0, "resolution.min_gap_cells", "must be >= 0 (cells)")
     if r.collision is not None:
         _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
+    if case.walls.model is not None:
+        _require(case.walls.model in WALL_MODELS, "walls.model", f"must be one of {WALL_MODELS}")
+    _require(1 <= case.walls.sample_cells <= 8, "walls.sample_cells", "must be between 1 and 8 (cells)")
     _require(run.max_steps >= 1, "run.max_steps", "must be >= 1")
     _require(run.check_every >= 1, "run.check_every", "must be >= 1")
     _require(run.convergence.window_steps >= 1, "run.convergence.window_steps", "must be >= 1")
@@ -303,6 +324,28 @@ def collision_operator(resolution: ResolutionConfig) -> str:
     if resolution.collision is not None:
         return resolution.collision
     return "entropic" if resolution.smagorinsky_cs > 0 else "bgk"
+
+
+def body_acceleration_m_s2(case: CaseConfig) -> list[float]:
+    """The body acceleration that drives the flow [m/s^2]: flow.body_accel_m_s2, or for a channel
+    (flow.reynolds_tau) the mean pressure gradient of that Re_tau, u_tau^2 / h along x, with
+    u_tau = Re_tau nu / h and h half the domain's y size (the force balance of a fully developed
+    channel: tau_w = rho u_tau^2 = -h dp/dx)."""
+    f = case.flow
+    if f.reynolds_tau is None:
+        return list(f.body_accel_m_s2)
+    h = 0.5 * case.domain.size_m[1]
+    u_tau = f.reynolds_tau * f.nu_m2_s / h
+    return [u_tau * u_tau / h, 0.0, 0.0]
+
+
+def wall_model(case: CaseConfig) -> str:
+    """The wall model a case runs: walls.model, or by default the law of the wall for LES
+    (smagorinsky_cs > 0: the first cell lies far outside the viscous sublayer, docs/solver.md)
+    and none (no-slip bounce-back) for the laminar cases."""
+    if case.walls.model is not None:
+        return case.walls.model
+    return "loglaw" if case.resolution.smagorinsky_cs > 0 else "none"
 
 
 def to_yaml(case: CaseConfig) -> str:

@@ -59,6 +59,15 @@ def _read_collisions(header: Path) -> dict[str, int]:
 COLLISIONS = _read_collisions(CUDA_DIR / "lbm_collision.cuh")
 
 
+def _read_wall_models(header: Path) -> dict[str, int]:
+    text = header.read_text()
+    return {m[1].lower(): int(m[2]) for m in re.finditer(r"#define LBM_WALL_(\w+)\s+(\d+)", text)}
+
+
+#: Wall models by their case-key name ("none", "loglaw"), valued as in the kernels.
+WALL_MODELS = _read_wall_models(CUDA_DIR / "lbm_wall_model.cuh")
+
+
 def plane_stride(n_cells: int) -> int:
     """Distance in floats between two links' planes: n_cells rounded up to 64 floats, plus 64+16
     floats, so that consecutive planes never start on the same cache set (see docs/performance.md).

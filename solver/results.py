@@ -13,7 +13,8 @@ import numpy as np
 from solver import __version__
 from solver.atomic import write_text
 from solver.backends import Backend
-from solver.config import CaseConfig, collision_operator, to_yaml
+from solver.channel import channel_statistics
+from solver.config import CaseConfig, collision_operator, to_yaml, wall_model
 from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
@@ -28,9 +29,12 @@ def _finite(value: float) -> float | None:
 def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
     """The run's figures for summary.json (forces in N, the rest as named): Cd and Cl by momentum
     exchange, their pressure and friction parts integrated over the body's surface (None without
-    one), the resolution, and the fidelity figures of the set-up."""
+    one), the resolution, and the fidelity figures of the set-up; for a channel
+    (flow.reynolds_tau) its skin friction and Reynolds numbers (solver/channel.py)."""
     u = sim.units
     force_n = result.force_mean_lattice * u.force_scale_n
+    channel = (channel_statistics(sim, result.best_fields).as_dict()
+               if case.flow.reynolds_tau is not None else {})
     return {
         "case": case.name,
         "solver_version": __version__,
@@ -63,9 +67,11 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
         "reference_area_m2": sim.reference_area_m2,
         "collision": collision_operator(case.resolution),
         "smagorinsky_cs": case.resolution.smagorinsky_cs,
+        "wall_model": wall_model(case),
         "bounce_back": case.body.bounce_back,
         "min_gap_cells": case.resolution.min_gap_cells,
         **sim.fidelity.as_dict(),
+        **channel,
     }
 
 

@@ -43,6 +43,7 @@ class RunState:
     phase: str = "develop"                # develop | average | done
     converged_step: Optional[int] = None
     average_start: Optional[int] = None
+    bulk_velocity: list[float] = field(default_factory=list)  # mean x-velocity of the fluid at each check [lattice]
     rho_sum: Optional[np.ndarray] = None  # float64 sums of sampled fields
     velocity_sum: Optional[np.ndarray] = None
     n_samples: int = 0
@@ -131,6 +132,11 @@ def _converged(cd: np.ndarray, window: int, tolerance: float) -> bool:
     return abs(recent - before) <= tolerance * abs(recent)
 
 
+def bulk_velocity(sim: Simulation, fields: Fields) -> float:
+    """Mean x-velocity of the fluid cells [lattice]."""
+    return float(fields.velocity[0][sim.fluid_mask].mean())
+
+
 class Runner:
     """Drives one Simulation according to its case's ``run`` settings."""
 
@@ -186,10 +192,13 @@ class Runner:
                                   and s.step % r.checkpoint_every == 0)
             every = self.case.output.snapshot_every
             snapshot_due = bool(self.snapshot and every and s.step % every == 0)
+            fields = None
             if check_due or checkpoint_due or snapshot_due or s.phase == "done":
-                check_health(sim, s, sim.fields(), forces)  # nothing dead is saved or written
+                fields = sim.fields()
+                check_health(sim, s, fields, forces)  # nothing dead is saved or written
             if check_due:
-                self._check(start_step, t0)
+                assert fields is not None
+                self._check(start_step, t0, fields)
             if snapshot_due:
                 assert self.snapshot is not None
                 self.snapshot(s.step)
@@ -200,19 +209,25 @@ class Runner:
         wall = time.perf_counter() - t0
         return self._result(wall, s.step - start_step)
 
-    def _check(self, start_step: int, t0: float) -> None:
-        """Report progress; in the develop phase, test Cd for convergence."""
+    def _check(self, start_step: int, t0: float, fields: Fields) -> None:
+        """Report progress; in the develop phase, test for convergence: of Cd where there is a
+        body, else of the bulk velocity (a channel: its mean over the fluid, sampled at each
+        check)."""
         r, s, sim = self.case.run, self.state, self.sim
         window = r.convergence.window_steps
         cd = sim.coefficients(s.recent_forces(2 * window)[:, FORCE_TOTAL])[:, 0]
+        s.bulk_velocity.append(bulk_velocity(sim, fields))
         if self.progress:
             rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
             recent = cd[-window:]
             self.progress(s.step, r.max_steps, float(recent.mean()) if recent.size else math.nan, rate)
-        has_body = sim.reference_area_m2 is not None
-        if s.phase == "develop" and has_body and _converged(cd, window, r.convergence.tolerance):
+        if sim.reference_area_m2 is not None:
+            monitor, window_samples, what = cd, window, "Cd"
+        else:
+            monitor, window_samples, what = np.asarray(s.bulk_velocity), max(window // r.check_every, 1), "the bulk velocity"
+        if s.phase == "develop" and _converged(monitor, window_samples, r.convergence.tolerance):
             s.converged_step = s.step
-            log.info("Cd converged at step %d", s.step)
+            log.info("%s converged at step %d", what, s.step)
             # Averaging starts even at the step limit, so a resumed run with a higher limit
             # averages exactly as a straight run would.
             if r.average_steps > 0:

@@ -14,7 +14,7 @@ import numpy as np
 
 from solver import lattice
 from solver.backends import Backend
-from solver.config import AXES, CaseConfig, collision_operator
+from solver.config import AXES, CaseConfig, body_acceleration_m_s2, collision_operator, wall_model
 from solver.errors import ConfigError
 from solver.bodies import MeshArrays, make_body
 from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
@@ -76,7 +76,7 @@ class Simulation:
         self.lift_axis = AXES.index(case.body.lift_axis)
 
         u = self.units
-        g_lattice = np.asarray(case.flow.body_accel_m_s2, float) * u.dt_s**2 / u.dx_m
+        g_lattice = np.asarray(body_acceleration_m_s2(case), float) * u.dt_s**2 / u.dx_m
         self.body_accel_lattice = tuple(float(v) for v in g_lattice)
         n = self.grid.n_cells
         self.plane_stride = lattice.plane_stride(n)
@@ -94,6 +94,9 @@ class Simulation:
         self.collision = lattice.COLLISIONS[collision_operator(case.resolution)]
         self._param_values = {
             "collision": self.collision,
+            "wall_model": lattice.WALL_MODELS[wall_model(case)],
+            "wall_sample": case.walls.sample_cells,
+            "nu_lattice": u.nu_lattice,
             "plane_stride": self.plane_stride,
             "flags": backend.asarray(self.flags_host),
             "tau_x": backend.asarray(relaxation_times(case, self.grid, u.tau)),
@@ -194,6 +197,11 @@ class Simulation:
         rho[wall] = 1.0
         velocity[:, wall] = 0.0
         return Fields(rho=rho, velocity=velocity)
+
+    @property
+    def fluid_mask(self) -> np.ndarray:
+        """Cells of ordinary fluid (no wall, inlet or outflow), [z, y, x]."""
+        return (self.flags_host & lattice.TYPE_MASK) == lattice.FLUID
 
     # ---- coefficients -----------------------------------------------------------------------
     def coefficients(self, force_lattice: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ import numpy as np
 
 from solver import lattice
 from solver.grid import wall_mask
+from solver.law_of_the_wall import friction_velocity
 from solver.surface_elements import corner_weights, periodic_axes
 from solver.simulation import Fields, Simulation
 
@@ -25,6 +26,12 @@ from solver.simulation import Fields, Simulation
 class SurfacePressure:
     cp_vertices: np.ndarray        # [n] Cp = (p - p_inf) / (1/2 rho U^2) at the mesh vertices
     pressure_vertices_pa: np.ndarray  # [n] p - p_inf [Pa]
+
+
+@dataclass(frozen=True)
+class SurfaceShear:
+    wall_shear_pa: np.ndarray      # [n, 3] wall shear stress on the body at the vertices [Pa]
+    y_plus: np.ndarray             # [n] wall distance of the sample point in wall units
 
 
 def sample_pressure_pa(sim: Simulation, p_cells: np.ndarray, fluid: np.ndarray, points_m: np.ndarray,
@@ -75,11 +82,38 @@ def wall_pressure_pa(sim: Simulation, fields: Fields, points_m: np.ndarray, norm
 def surface_pressure(sim: Simulation, fields: Fields, vertices_m: np.ndarray, faces: np.ndarray) -> SurfacePressure:
     """Cp and p - p_inf at the vertices of a closed, outward mesh of the body, sampled along the
     vertex normals (the area-weighted mean of the faces' normals around each vertex)."""
-    a, b, c = (vertices_m[faces[:, i]] for i in range(3))
-    cross = np.cross(b - a, c - a)
-    vertex_normal = np.zeros_like(vertices_m)
-    for i in range(3):
-        np.add.at(vertex_normal, faces[:, i], cross)
-    vertex_normal /= np.maximum(np.linalg.norm(vertex_normal, axis=1, keepdims=True), 1e-300)
+    vertex_normal = vertex_normals(vertices_m, faces)
     p_vertices = wall_pressure_pa(sim, fields, vertices_m, vertex_normal)
     return SurfacePressure(cp_vertices=p_vertices / dynamic_pressure_pa(sim), pressure_vertices_pa=p_vertices)
+
+
+def surface_shear(sim: Simulation, fields: Fields, vertices_m: np.ndarray, faces: np.ndarray) -> SurfaceShear:
+    """The wall shear stress on the body at the mesh vertices by the law of the wall the wall
+    model imposes (solver/law_of_the_wall.py): the velocity sampled half a cell out along the
+    vertex normal (where the wall model's first cell sits), its part tangential to the surface,
+    Spalding's u_tau at that distance, tau_w = rho u_tau^2 along it (the fluid drags the body
+    along its flow); and y+ = (dx / 2) u_tau / nu of that point. Zero where no fluid lies around
+    a vertex. In the viscous sublayer (a resolved laminar wall) the law is linear, tau_w = mu u / y."""
+    normals = vertex_normals(vertices_m, faces)
+    u = sim.units
+    fluid = ~wall_mask(sim.flags_host)
+    points = vertices_m + 0.5 * sim.grid.dx_m * normals
+    velocity = np.stack([_trilinear(sim, fields.velocity[a] * u.velocity_scale, fluid, points) for a in range(3)], axis=1)
+    velocity = np.nan_to_num(velocity)
+    tangential = velocity - np.sum(velocity * normals, axis=1, keepdims=True) * normals
+    speed = np.linalg.norm(tangential, axis=1)
+    y_m = 0.5 * sim.grid.dx_m
+    u_tau = friction_velocity(speed, y_m, u.nu_m2_s)
+    direction = tangential / np.maximum(speed, 1e-300)[:, None]
+    shear = u.density_kg_m3 * (u_tau**2)[:, None] * direction
+    return SurfaceShear(wall_shear_pa=shear, y_plus=y_m * u_tau / u.nu_m2_s)
+
+
+def vertex_normals(vertices_m: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Outward unit normals at the vertices: the area-weighted mean of the faces' normals around each."""
+    a, b, c = (vertices_m[faces[:, i]] for i in range(3))
+    cross = np.cross(b - a, c - a)
+    normal = np.zeros_like(vertices_m)
+    for i in range(3):
+        np.add.at(normal, faces[:, i], cross)
+    return normal / np.maximum(np.linalg.norm(normal, axis=1, keepdims=True), 1e-300)

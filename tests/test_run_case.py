@@ -198,6 +198,15 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
     normals = vtk_to_numpy(data.GetArray("Normals"))
     assert cp.shape == (len(points),) and np.all(np.isfinite(cp))
     assert np.allclose(np.linalg.norm(normals, axis=1), 1.0, atol=1e-5)
+    # The wall shear lies in the surface and the air drags the box's top face downstream (+x);
+    # y+ of the sample half a cell out is that of a turbulent wall at dx = 0.05 m, 20 m/s.
+    shear = vtk_to_numpy(data.GetArray("wall_shear"))
+    y_plus = vtk_to_numpy(data.GetArray("y_plus"))
+    assert shear.shape == (len(points), 3) and np.all(np.isfinite(shear))
+    assert np.max(np.abs(np.sum(shear * normals, axis=1))) < 1e-3 * np.max(np.abs(shear))
+    top = np.isclose(points[:, 2], 0.18) & (points[:, 0] > 0.7) & (points[:, 0] < 0.9)
+    assert np.all(shear[top, 0] > 0)
+    assert 50 < np.median(y_plus[top]) < 5000
     summary = json.loads((out / "summary.json").read_text())
     assert all(isinstance(summary[k], float) for k in ("cd_pressure", "cd_friction", "cl_pressure", "cl_friction"))
     assert "cd_viscous" not in summary
