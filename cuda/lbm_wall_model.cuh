@@ -18,8 +18,9 @@
 //    (the population that left the cell towards the wall with the wall-normal component
 //    reversed, which hands no tangential momentum to the wall):
 //      f_in = r f_no_slip + (1 - r) f_specular,
-//    one r in [0, 1] per cell, chosen so the tangential momentum the links exchange in this step
-//    is tau_w A along -t (A the wall area the cell touches, t the direction of u_t). Mass is
+//    one r in [0, 1] per wall face of the cell, chosen so the tangential momentum that face's
+//    links exchange in this step is tau_w A along -t (A the wall area the face stands for, t the
+//    direction of u_t). Mass is
 //    conserved link by link for plane walls, both rules are permutations of the outgoing
 //    populations (isometries), so the blend adds no energy; where the no-slip rule alone would
 //    exchange less than tau_w A (a laminar sublayer resolved by the grid), r = 1.
