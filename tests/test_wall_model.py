@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 from conftest import make_case
+from test_boundaries import _profile
 
 from solver.simulation import FORCE_TOTAL, Simulation
 
@@ -89,7 +90,5 @@ def test_wall_model_keeps_a_resolved_laminar_couette_flow(cpu):
         )
         sim = Simulation(case, cpu)
         sim.advance(8000)
-        inner = sim.grid.interior()
-        u = sim.fields().velocity[0][inner].mean(axis=(0, 2)) * sim.units.velocity_scale
-        y = sim.grid.centers(1)[inner[1]] - sim.case.domain.origin_m[1]
+        y, u = _profile(sim)
         assert np.max(np.abs(u - (1 - y))) < 1e-3
