@@ -169,9 +169,15 @@ def polydata(mesh: TriangleMesh, point_arrays: dict[str, np.ndarray] | None = No
 
 
 def _read_meshio(path: Path) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Points and polygon blocks of a file meshio reads. meshio tells a binary STL from an ASCII
+    one by comparing 84 + 50 n with the file size, n the uint32 at bytes 80-84; in an ASCII file
+    those bytes are text, so the product overflows (numpy's "overflow encountered in scalar
+    multiply"), the sizes differ and meshio reads the file as ASCII, as it should. The warning
+    says nothing about the user's file, so it is silenced here."""
     import meshio
 
-    data = meshio.read(path)
+    with np.errstate(over="ignore"):
+        data = meshio.read(path)
     polygons = [np.asarray(b.data) for b in data.cells if b.type in ("triangle", "quad") or b.type.startswith("polygon")]
     return np.asarray(data.points), polygons
 

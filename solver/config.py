@@ -106,6 +106,7 @@ class RunConfig:
     check_every: int = 100                  # divergence check, progress and convergence [steps]
     convergence: ConvergenceConfig = field(default_factory=ConvergenceConfig)
     average_steps: int = 0                  # steps averaged after convergence [steps]; 0 = none
+    average_from_step: int = 0              # start averaging at this step whatever Cd does (unsteady flows) [steps]; 0 = at convergence
     sample_every: int = 50                  # field samples while averaging [steps]
     checkpoint_every: int = 0               # checkpoint interval [steps]; 0 = none
 
@@ -311,6 +312,11 @@ def validate(case: CaseConfig) -> None:
     _require(run.convergence.window_steps >= 1, "run.convergence.window_steps", "must be >= 1")
     _require(run.convergence.tolerance > 0, "run.convergence.tolerance", "must be positive")
     _require(run.average_steps >= 0, "run.average_steps", "must be >= 0")
+    _require(run.average_from_step >= 0, "run.average_from_step", "must be >= 0 (0: average once Cd converges)")
+    if run.average_from_step > 0:
+        _require(run.average_steps > 0, "run.average_from_step", "needs run.average_steps > 0")
+        _require(run.average_from_step < run.max_steps, "run.average_from_step",
+                 f"must be below run.max_steps ({run.max_steps})")
     _require(run.sample_every >= 1, "run.sample_every", "must be >= 1")
     _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
     _require(case.output.stride >= 1, "output.stride", "must be >= 1")

@@ -30,6 +30,12 @@ WALL_FACES = ("noslip", "freeslip", "moving")
 BLOCKAGE_WARN = 0.05
 #: The default of resolution.min_gap_cells; a case below it is flagged in the log.
 MIN_GAP_CELLS_DEFAULT = 2.0
+#: A body that leaves less than this share of a tunnel section open is refused: the flow through
+#: the rest would run at over ten times the free stream, far past the lattice's stable speeds.
+MIN_OPEN_SECTION = 0.1
+#: The keys that size each kind of body, named when one is too large for its tunnel.
+SIZE_KEYS = {"sphere": "body.radius_m", "cylinder": "body.radius_m", "box": "body.size_m",
+             "mesh": "the mesh's size"}
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,27 @@ def _face_gaps(body: np.ndarray, axis: int, side: str, slot: np.ndarray,
         fraction[known] = np.where(link_fraction > 0, link_fraction, 0.5)
     gaps = fluid - 0.5 + fraction
     return float(gaps.min()), bool(contact.any())
+
+
+def check_through_flow(case: CaseConfig, grid: Grid, flags: np.ndarray) -> None:
+    """Refuse a body that leaves the tunnel no through-flow: no fluid cell at all, or a y-z
+    section whose open (fluid) cells are fewer than MIN_OPEN_SECTION of the widest section's.
+    One line naming the body's size key and domain.size_m; flags [z, y, x]."""
+    fluid = (flags & lattice.TYPE_MASK) == lattice.FLUID
+    resize = f"shrink the body ({SIZE_KEYS.get(case.body.shape, 'its size')}) or widen domain.size_m"
+    if not fluid.any():
+        raise ConfigError(f"the body fills the whole tunnel ({grid.nx} x {grid.ny} x {grid.nz} cells, "
+                          f"no fluid cell): {resize}")
+    open_cells = fluid.sum(axis=(0, 1))
+    body_planes = np.flatnonzero(((flags & lattice.BODY) != 0).any(axis=(0, 1)))
+    if body_planes.size == 0:
+        return
+    share = open_cells[body_planes] / open_cells.max()
+    worst = int(np.argmin(share))
+    if share[worst] < MIN_OPEN_SECTION:
+        x_m = grid.centers(0)[body_planes[worst]]
+        raise ConfigError(f"the body blocks {100 * (1 - share[worst]):.0f}% of the tunnel section at "
+                          f"x = {x_m:.3g} m, leaving the flow no way through: {resize}")
 
 
 def assess(case: CaseConfig, grid: Grid, flags: np.ndarray, slot: np.ndarray,

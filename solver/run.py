@@ -1,10 +1,12 @@
 """The run loop: steps a Simulation to convergence, averages, watches for blow-ups, checkpoints.
 
-Phases: *develop* (step until the moving average of Cd settles or the step limit), then
-*average* (``run.average_steps`` more steps; forces every step, fields every
-``run.sample_every``), then done. Everything the loop decides depends on step numbers only,
-never on wall time, so a run resumed from a checkpoint repeats the uninterrupted run bit for bit
-on the same backend.
+Phases: *develop* (step until the moving average of Cd settles or the step limit, or, with
+``run.average_from_step``, until that step whatever Cd does), then *average*
+(``run.average_steps`` more steps; forces every step, fields every ``run.sample_every``), then
+done. A fixed start suits unsteady flows (shedding, turbulence), whose convergence test may pass
+or not by the float rounding of the processor; the test is still made and reported. Everything
+the loop decides depends on step numbers only, never on wall time, so a run resumed from a
+checkpoint repeats the uninterrupted run bit for bit on the same backend.
 """
 
 from __future__ import annotations
@@ -163,6 +165,8 @@ class Runner:
     def _next_stop(self) -> int:
         r, s = self.case.run, self.state
         stops = [r.max_steps, (s.step // r.check_every + 1) * r.check_every]
+        if s.phase == "develop" and s.step < r.average_from_step:
+            stops.append(r.average_from_step)
         for every in (r.checkpoint_every, self.case.output.snapshot_every if self.snapshot else 0):
             if every:
                 stops.append((s.step // every + 1) * every)
@@ -187,6 +191,8 @@ class Runner:
                     self._sample()
                 if s.step >= s.average_start + r.average_steps:
                     s.phase = "done"
+            if s.phase == "develop" and r.average_from_step and s.step >= r.average_from_step:
+                s.phase, s.average_start = "average", s.step
             check_due = s.step % r.check_every == 0 or s.step >= r.max_steps
             checkpoint_due = bool(self.checkpoint_dir and r.checkpoint_every
                                   and s.step % r.checkpoint_every == 0)
@@ -225,9 +231,13 @@ class Runner:
             monitor, window_samples, what = cd, window, "Cd"
         else:
             monitor, window_samples, what = np.asarray(s.bulk_velocity), max(window // r.check_every, 1), "the bulk velocity"
-        if s.phase == "develop" and _converged(monitor, window_samples, r.convergence.tolerance):
+        fixed_start = r.average_from_step > 0
+        if (s.converged_step is None and (s.phase == "develop" or fixed_start)
+                and _converged(monitor, window_samples, r.convergence.tolerance)):
             s.converged_step = s.step
             log.info("%s converged at step %d", what, s.step)
+            if fixed_start:
+                return
             # Averaging starts even at the step limit, so a resumed run with a higher limit
             # averages exactly as a straight run would.
             if r.average_steps > 0:

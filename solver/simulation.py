@@ -19,7 +19,7 @@ from solver.errors import ConfigError
 from solver.bodies import MeshArrays, make_body
 from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
                          relaxation_times, wall_mask)
-from solver.fidelity import Fidelity, assess, check_fidelity
+from solver.fidelity import Fidelity, assess, check_fidelity, check_through_flow
 from solver.memory import check_memory
 from solver.kernel_params import KernelParams, pack_params
 from solver.surface_elements import slot_surface_elements
@@ -64,6 +64,7 @@ class Simulation:
                               f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
                               "body.center_m against the domain")
         if self.body is not None:
+            check_through_flow(case, self.grid, self.flags_host)
             check_body_clear_of_moving_walls(case, self.grid, self.flags_host)
         lo = np.asarray(case.domain.origin_m, float)
         hi = lo + np.asarray(case.domain.size_m, float)

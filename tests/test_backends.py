@@ -76,11 +76,37 @@ def test_failed_compile_shows_command_and_output(tmp_path, monkeypatch):
     from solver.backends import host_build
 
     monkeypatch.setenv("SLIPSTREAM_CACHE", str(tmp_path))
-    monkeypatch.setattr(host_build, "CXX_FLAGS", (*host_build.CXX_FLAGS, "-fno-such-option"))
+    monkeypatch.setattr(host_build, "BASE_FLAGS", (*host_build.BASE_FLAGS, "-fno-such-option"))
     with pytest.raises(CompileError) as err:
         host_build.build_host_library()
     message = str(err.value)
     assert "lbm_host.cpp" in message and "-O3" in message and "error" in message
+    assert not list(tmp_path.glob("*.so"))
+
+
+def test_cpu_arch_override_is_in_the_flags_and_the_cache_key(monkeypatch):
+    """SLIPSTREAM_CPU_ARCH=x86-64-v3 builds for AVX2 (the flags say so); a target that is not a
+    word is refused in one line naming the variable."""
+    from solver.backends import host_build
+
+    monkeypatch.delenv("SLIPSTREAM_CPU_ARCH", raising=False)
+    assert "-march=native" in host_build.cxx_flags()
+    monkeypatch.setenv("SLIPSTREAM_CPU_ARCH", "x86-64-v3")
+    assert "-march=x86-64-v3" in host_build.cxx_flags() and "-march=native" not in host_build.cxx_flags()
+    monkeypatch.setenv("SLIPSTREAM_CPU_ARCH", "x86-64 -O0")
+    with pytest.raises(CompileError, match="SLIPSTREAM_CPU_ARCH") as err:
+        host_build.cxx_flags()
+    assert len(str(err.value).splitlines()) == 1
+
+
+def test_unknown_cpu_arch_is_named(tmp_path, monkeypatch):
+    from solver.backends import host_build
+
+    monkeypatch.setenv("SLIPSTREAM_CACHE", str(tmp_path))
+    monkeypatch.setenv("SLIPSTREAM_CPU_ARCH", "no-such-cpu")
+    with pytest.raises(CompileError, match="SLIPSTREAM_CPU_ARCH=no-such-cpu") as err:
+        host_build.build_host_library()
+    assert len(str(err.value).splitlines()) == 1
     assert not list(tmp_path.glob("*.so"))
 
 

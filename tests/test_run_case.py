@@ -241,6 +241,21 @@ def test_body_touching_the_rolling_road_is_refused(tmp_path, capsys):
     assert run(args) == 0  # a body may stand on a fixed floor
 
 
+@pytest.mark.parametrize("args, blocked", [
+    (["body.radius_m=0.9"], "fills the whole tunnel"),      # a 1.8 m sphere in a 0.6 m section
+    (["body.radius_m=0.4"], "of the tunnel section"),       # only the section's corners left open
+])
+def test_a_body_that_leaves_no_through_flow_is_refused(tmp_path, capsys, args, blocked):
+    """A sphere too large for cases/sphere.yaml's 1.2 x 0.6 x 0.6 m tunnel: one line naming the
+    size key and domain.size_m, exit 2, nothing written."""
+    out = tmp_path / "s"
+    assert run([str(ROOT / "cases" / "sphere.yaml"), *args, "--backend", "cpu", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert blocked in err and "body.radius_m" in err and "domain.size_m" in err
+    assert not out.exists()
+
+
 def test_car_parameter_out_of_bounds_is_one_line(tmp_path, capsys):
     args = [str(ROOT / "cases" / "car.yaml"), "geometry.car.windscreen_angle_deg=80", "--out", str(tmp_path / "c")]
     assert run(args) == 2

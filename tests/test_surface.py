@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_case
+from conftest import ROOT, make_case
 
 from shapes.solids import box
+from solver.config import load_case
 from solver.run import Runner
 from solver.simulation import Simulation
 from solver.surface import surface_pressure
@@ -15,31 +16,28 @@ from solver.surface import surface_pressure
 
 def test_thin_plate_pressure_drag_matches_momentum_exchange(cpu):
     """A square plate 0.4 m wide, 0.05 m thick, facing the flow at Re 2000 (LES, 12 cells per
-    width, interpolated bounce-back), converged and time-averaged: nearly all its drag is
-    pressure drag, so Cd integrated from the surface pressure agrees with the momentum-exchange
-    Cd within 5%."""
-    case = make_case(
-        name="plate", flow={"speed_m_s": 1.0, "reynolds": 2000.0},
-        domain={"size_m": [3.0, 1.5, 1.5],
-                "boundaries": {"x_min": "inlet", "x_max": "outflow", "y_min": "freeslip", "y_max": "freeslip",
-                               "z_min": "freeslip", "z_max": "freeslip"},
-                "sponge": {"length_m": 0.6, "tau_outlet": 1.0}},
-        body={"shape": "box", "center_m": [0.8, 0.75, 0.75], "size_m": [0.05, 0.4, 0.4], "reference_length_m": 0.4},
-        resolution={"cells_per_length": 12, "smagorinsky_cs": 0.16},
-        run={"max_steps": 3000, "check_every": 100, "convergence": {"window_steps": 500, "tolerance": 5e-3},
-             "average_steps": 600, "sample_every": 20},
-    )
+    width, interpolated bounce-back), averaged over steps 1800-3000 whatever the convergence test
+    says (the wake starts to shed there, and whether the test passes depends on the processor's
+    rounding): nearly all its drag is pressure drag, so Cd integrated from the surface pressure
+    agrees with the momentum-exchange Cd within 5%, friction is under 5% of Cd, and Cp at the
+    front face's stagnation point is 1 within 0.15.
+
+    Measured on a 2-vCPU AMD EPYC, library built natively and for x86-64-v3, the windows
+    1800-2400 and 2400-3000 taken apart: split / Cd - 1 from +1.8% to +2.8%, friction 3.9-4.3% of
+    Cd, while Cd itself rises from 1.21 to 1.49 as the wake develops; Cp max 1.05 over the whole
+    window in both builds (`python benchmarks/plate_windows.py`)."""
+    case = load_case(ROOT / "cases" / "plate.yaml")
     sim = Simulation(case, cpu)
-    plate = box([0.05, 0.4, 0.4], (0.8, 0.75, 0.75), divisions=24)
+    plate = box(case.body.size_m, tuple(case.body.center_m), divisions=24)
     sim.attach_surface(plate.vertices_m, plate.faces)
     result = Runner(sim).run()
-    assert result.converged and result.fields_averaged
+    assert result.steps == 3000 and result.averaged_steps == 1200 and result.fields_averaged
     split = result.cd_pressure + result.cd_friction
     print(f"measured: plate Cd {result.cd:.4f} by momentum exchange; pressure {result.cd_pressure:.4f} + "
           f"friction {result.cd_friction:.4f} = {split:.4f} over the surface")
     assert split == pytest.approx(result.cd, rel=0.05)
     assert abs(result.cd_friction) < 0.05 * result.cd
-    surface = surface_pressure(sim, result.fields, plate.vertices_m, plate.faces)
+    surface = surface_pressure(sim, result.best_fields, plate.vertices_m, plate.faces)
     assert np.all(np.isfinite(surface.cp_vertices))
     assert surface.cp_vertices.max() == pytest.approx(1.0, abs=0.15)  # stagnation on the front face
 

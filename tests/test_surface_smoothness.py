@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from conftest import ROOT
 
 from solver.backends.cpu import CpuBackend
@@ -30,15 +31,15 @@ def roof_cp(collision: str) -> np.ndarray:
     """Time-averaged Cp along the roof centre-line, one sample per cell, from the end of the
     nose rounding to the start of the 25 deg slant: ahmed.yaml at 20 cells per body length
     (the gap under the body one cell: min_gap_cells lowered for this surface check), 3000 steps
-    and 1500 averaged."""
+    and the next 1500 averaged, whatever the convergence test says."""
     case = load_case(ROOT / "cases" / "ahmed.yaml",
                      ["resolution.cells_per_length=20", "resolution.min_gap_cells=0",
                       f"resolution.collision={collision}", "run.max_steps=4500",
-                      "run.convergence.window_steps=1500", "run.convergence.tolerance=1",
-                      "run.average_steps=1500", "run.sample_every=25"], schema=CASE_SCHEMA)
+                      "run.average_from_step=3000", "run.average_steps=1500", "run.sample_every=25"],
+                     schema=CASE_SCHEMA)
     sim = Simulation(case, CpuBackend(), case_mesh(case))
     result = Runner(sim).run()
-    assert result.fields_averaged
+    assert result.averaged_steps == 1500 and result.fields_averaged
     nose = case.geometry.placement.nose_x_m
     top = case.geometry.ahmed.ground_clearance_m + 0.288
     roof_end = nose + 1.044 - 0.222 * math.cos(math.radians(25.0))
@@ -49,8 +50,16 @@ def roof_cp(collision: str) -> np.ndarray:
 
 
 def test_roof_cp_has_no_sign_alternating_pattern():
-    entropic, bgk = alternation(roof_cp("entropic")), alternation(roof_cp("bgk"))
-    print(f"measured: alternation of roof Cp (share of samples where it changes direction): "
-          f"entropic {entropic:.2f}, BGK {bgk:.2f}")
+    """The entropic operator's roof Cp changes direction at no more than a fifth of its samples
+    (a smooth profile's few extrema; white noise gives 2/3, stripes 1)."""
+    entropic = alternation(roof_cp("entropic"))
+    print(f"measured: alternation of roof Cp (share of samples where it changes direction): entropic {entropic:.2f}")
     assert entropic <= 0.2
+
+
+@pytest.mark.slow
+def test_roof_cp_of_bgk_alternates_at_least_twice_as_often():
+    """The contrast that shows the test above can fail: BGK at tau0 ~ 1/2 on the same roof."""
+    entropic, bgk = alternation(roof_cp("entropic")), alternation(roof_cp("bgk"))
+    print(f"measured: alternation of roof Cp: entropic {entropic:.2f}, BGK {bgk:.2f}")
     assert entropic <= 0.5 * bgk

@@ -17,7 +17,7 @@ from viz.vti import write_vti
 def averaged_run(cpu):
     case = load_case(ROOT / "cases" / "windtunnel_box.yaml",
                      ["resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=400", "run.check_every=50",
-                      "run.convergence.window_steps=50", "run.convergence.tolerance=0.5",
+                      "run.average_from_step=200",
                       "run.average_steps=200", "run.sample_every=25"])
     sim = Simulation(case, cpu)
     return sim, Runner(sim).run()

@@ -18,8 +18,8 @@ PICTURES = ("cd_history.png", "velocity_slice.png", "body_cp.png", "streamlines.
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("viz") / "box"
     args = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "resolution.min_gap_cells=0",
-            "run.max_steps=300", "run.check_every=50", "run.convergence.window_steps=50",
-            "run.convergence.tolerance=0.5", "run.average_steps=100", "run.sample_every=25",
+            "run.max_steps=300", "run.check_every=50", "run.average_from_step=200",
+            "run.average_steps=100", "run.sample_every=25",
             "output.snapshot_every=100", "--backend", "cpu", "--out", str(out)]
     assert run_case.main(args) == 0
     return out

@@ -3,6 +3,11 @@
 The library is compiled with the system C++ compiler and cached in the user's cache folder under
 a hash of the sources, the flags, the compiler's version and the CPU model (``-march=native``
 makes a library that only runs on CPUs like the one that built it).
+
+``SLIPSTREAM_CPU_ARCH`` overrides the target of ``-march`` (default ``native``): with
+``x86-64-v3`` (AVX2, FMA) an AVX-512 machine builds and runs the library that an AVX2-only machine
+would, so its float32 rounding can be checked on one machine (docs/performance.md). The target is
+part of the flags, hence of the cache key.
 """
 
 from __future__ import annotations
@@ -25,7 +30,21 @@ HOST_SOURCES = sorted((CUDA_DIR / "host").glob("*.cpp"))
 #: -fno-math-errno lets sqrtf vectorize; it changes no result. No -ffast-math: the arithmetic
 #: stays IEEE. g++ and NVRTC both contract a*b+c into FMAs, not always the same ones, so CPU and
 #: GPU agree to float32 round-off, not bit for bit (the agreement test allows 1e-5).
-CXX_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC", "-std=c++17")
+BASE_FLAGS = ("-O3", "-fno-math-errno", "-fopenmp", "-shared", "-fPIC", "-std=c++17")
+ARCH_ENV = "SLIPSTREAM_CPU_ARCH"
+
+
+def cpu_arch() -> str:
+    """The -march target: $SLIPSTREAM_CPU_ARCH (e.g. x86-64-v3), else native."""
+    arch = os.environ.get(ARCH_ENV, "").strip() or "native"
+    if not all(ch.isalnum() or ch in "-_." for ch in arch):
+        raise CompileError(f"{ARCH_ENV}={arch!r} is not a -march target: use e.g. native, x86-64-v3 or x86-64-v4")
+    return arch
+
+
+def cxx_flags() -> tuple[str, ...]:
+    """The compiler flags, -march from cpu_arch()."""
+    return (BASE_FLAGS[0], f"-march={cpu_arch()}", *BASE_FLAGS[1:])
 
 
 def cache_dir() -> Path:
@@ -64,10 +83,10 @@ def _sources() -> list[Path]:
 
 def build_host_library() -> Path:
     """Return the path of the compiled host library, compiling it if the cache lacks it."""
-    cxx = _compiler()
+    cxx, flags = _compiler(), cxx_flags()
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
     digest = hashlib.sha256()
-    for part in [*(p.read_bytes() for p in _sources()), " ".join(CXX_FLAGS).encode(),
+    for part in [*(p.read_bytes() for p in _sources()), " ".join(flags).encode(),
                  version.encode(), _cpu_model().encode()]:
         digest.update(part)
     target = cache_dir() / f"lbm_host_{digest.hexdigest()[:16]}.so"
@@ -76,12 +95,15 @@ def build_host_library() -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=target.parent, suffix=".so.tmp", delete=False) as tmp:
         tmp_path = Path(tmp.name)
-    cmd = [cxx, *CXX_FLAGS, "-o", str(tmp_path), *map(str, HOST_SOURCES)]
+    cmd = [cxx, *flags, "-o", str(tmp_path), *map(str, HOST_SOURCES)]
     log.info("compiling the CPU kernels: %s", " ".join(cmd))
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         tmp_path.unlink(missing_ok=True)
         output = (proc.stdout + proc.stderr).strip()
+        if ARCH_ENV in os.environ and "march" in output:
+            raise CompileError(f"{ARCH_ENV}={cpu_arch()} is not a target {cxx} knows: unset it or use "
+                               "e.g. x86-64-v3")
         raise CompileError(f"compiling the CPU kernels failed: {' '.join(cmd)}\n{output}")
     os.replace(tmp_path, target)
     return target
