@@ -2,15 +2,19 @@
 """LBM throughput in MLUPs against the memory-bandwidth roofline measured in the same run.
 
     python benchmarks/lbm_mlups.py [--backend auto|cpu|cuda] [--seconds 5] [--sizes 64 128 192]
+                                   [--car 64]
 
 For each backend and size (fully periodic N^3 box with BGK; the middle size again with the entropic
 LES operator of the car cases; a channel with a sphere; cases/channel.yaml without and with the
-wall model) it prints MLUPs, the
+wall model; with --car, cases/car.yaml at that many cells per length as it runs, and with BGK at
+tau = 0.6 on the same grid, for timing only) it prints MLUPs, the
 bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), the copy
 bandwidth (bytes read + written per second) measured on the same device in the same run, and
-the fraction of the roofline bandwidth / 153 B reached. With lbmpy installed it also times
-lbmpy's generated C kernel (D3Q19 SRT float32, periodic box) and prints our ratio to it. The last
-line is one JSON object with every figure.
+the fraction of the roofline bandwidth / 153 B reached, and the vehicle kernel's speed against
+BGK's in the same run (LES / BGK: the LES box against the BGK box of its size, the wall-modelled
+channel against the BGK box, the car against BGK on the car's grid). With lbmpy installed it also
+times lbmpy's generated C kernel (D3Q19 SRT float32, periodic box) and prints our ratio to it. The
+last line is one JSON object with every figure.
 """
 
 from __future__ import annotations
@@ -108,8 +112,27 @@ def gpu_copy_bandwidth(seconds: float) -> float:
     return 2 * src.nbytes * done / elapsed
 
 
-def time_simulation(case_dict: dict, backend, seconds: float) -> tuple[float, int]:
-    sim = Simulation(merge_case(case_dict, []), backend)
+def car_cases(cells: int) -> tuple:
+    """cases/car.yaml at `cells` per length, its mesh, and the same grid with BGK at tau = 0.6
+    (the lattice speed kept, the viscosity raised: a timing case, not a flow to look at)."""
+    from surrogate.case_geometry import CASE_SCHEMA, case_mesh
+    from solver.config import load_case
+    from solver.units import derive_units
+
+    les = load_case(ROOT / "cases" / "car.yaml", [f"resolution.cells_per_length={cells}"], schema=CASE_SCHEMA)
+    mesh = case_mesh(les)
+    units = derive_units(les, les.body.reference_length_m)
+    nu_m2_s = (0.6 - 0.5) / 3.0 * units.dx_m**2 / units.dt_s
+    bgk = load_case(ROOT / "cases" / "car.yaml",
+                    [f"resolution.cells_per_length={cells}", f"resolution.u_lattice={units.u_lattice}",
+                     "resolution.collision=bgk", "resolution.smagorinsky_cs=0", "walls.model=none",
+                     f"flow.nu_m2_s={nu_m2_s}"], schema=CASE_SCHEMA)
+    return les, bgk, mesh
+
+
+def time_simulation(case, backend, seconds: float, mesh=None) -> tuple[float, int]:
+    """MLUPs of `case` (a dict of sections or a CaseConfig) over about `seconds` of stepping."""
+    sim = Simulation(merge_case(case, []) if isinstance(case, dict) else case, backend, mesh)
     sim.advance(10)
     backend.synchronize()
     steps, chunk, t0 = 0, 10, time.perf_counter()
@@ -163,6 +186,7 @@ def main() -> int:
     p.add_argument("--sizes", type=int, nargs="+", help="periodic box sizes (default per backend)")
     p.add_argument("--sphere", type=int, default=96, help="channel height in cells for the sphere case")
     p.add_argument("--no-lbmpy", action="store_true")
+    p.add_argument("--car", type=int, default=0, help="also time cases/car.yaml at this many cells per length")
     args = p.parse_args()
     backend = select_backend(args.backend)
     if backend.name == "cuda":
@@ -188,6 +212,11 @@ def main() -> int:
     for model in ("none", "loglaw"):
         mlups, cells = time_simulation(channel_case(model), backend, args.seconds)
         rows.append({"case": f"channel.yaml, walls.model {model}", "cells": cells, "mlups": mlups})
+    if args.car:
+        les, bgk, mesh = car_cases(args.car)
+        for name, case in (("car.yaml", les), ("car grid, BGK tau 0.6", bgk)):
+            mlups, cells = time_simulation(case, backend, args.seconds, mesh)
+            rows.append({"case": f"{name} at {args.car} cells", "cells": cells, "mlups": mlups})
     lbmpy = {}
     if backend.name == "cpu" and not args.no_lbmpy:
         for n in sizes:
@@ -204,8 +233,17 @@ def main() -> int:
         ref_text = f"{ref:9.1f}" if ref else f"{'-':>9s}"
         print(f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {BYTES_PER_CELL:9d} "
               f"{row['roofline_fraction']:8.0%} {ref_text} {ratio}")
+    by_case = {row["case"]: row["mlups"] for row in rows}
+    bgk_n = by_case[f"periodic box {n}^3"]
+    ratios = {f"LES box {n}^3 / BGK box": by_case[f"periodic box {n}^3 entropic LES"] / bgk_n,
+              f"channel.yaml with the wall model / BGK box {n}^3": by_case["channel.yaml, walls.model loglaw"] / bgk_n}
+    if args.car:
+        ratios[f"car.yaml / BGK on its grid"] = (by_case[f"car.yaml at {args.car} cells"]
+                                                 / by_case[f"car grid, BGK tau 0.6 at {args.car} cells"])
+    for name, value in ratios.items():
+        print(f"LES / BGK: {name}: {value:.2f}")
     print(json.dumps({"backend": backend.describe(), "copy_bandwidth_gb_s": bandwidth / 1e9,
-                      "roofline_mlups": roofline, "results": rows}))
+                      "roofline_mlups": roofline, "results": rows, "les_over_bgk": ratios}))
     return 0
 
 

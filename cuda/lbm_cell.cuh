@@ -33,20 +33,19 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f
 #undef LBM_STORE
 }
 
-// A fluid cell next to a wall or with special neighbours: every link checks its source cell.
-// With the wall model on, its wall links then take the model's blend (lbm_wall_model.cuh);
-// returns whether they did, with the tangential force on the body in friction.
+// The pull of a fluid cell next to a wall or with special neighbours: every link checks its
+// source cell, and the links from a wall take its rule, adding the momentum they hand to the body
+// to force. With the wall model on, the wall links then take the model's blend
+// (lbm_wall_model.cuh); returns whether they did, with the tangential force on the body in
+// friction. f receives the populations the collision takes.
 template <int kCollision>
-__device__ __forceinline__ bool lbm_update_boundary_cell(const float* __restrict__ f_src,
-                                                         float* __restrict__ f_dst,
-                                                         const float* __restrict__ q_links,
-                                                         const float* __restrict__ area,
-                                                         const LbmParams& p, const long long n,
-                                                         const int x, const int y, const int z,
-                                                         float* force, LbmWallState* wall,
-                                                         float* friction) {
+__device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__ f_src,
+                                                       const float* __restrict__ q_links,
+                                                       const float* __restrict__ area,
+                                                       const LbmParams& p, const long long n,
+                                                       const int x, const int y, const int z,
+                                                       float* f, float* force, float* friction) {
     const long long S = p.plane_stride;
-    float f[19];
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
     {                                                                                        \
         const long long s = lbm_index(p, x - (cx), y - (cy), z - (cz));                      \
@@ -57,22 +56,43 @@ __device__ __forceinline__ bool lbm_update_boundary_cell(const float* __restrict
     }
     D3Q19_LINKS(LBM_PULL_GENERAL)
 #undef LBM_PULL_GENERAL
-    const bool modelled = p.wall_model == LBM_WALL_LOGLAW &&
-                          lbm_wall_function<kCollision>(f_src, q_links, area, p, n, x, y, z, f, force, friction);
-    lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, wall);
-#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
-    D3Q19_LINKS(LBM_STORE)
-#undef LBM_STORE
-    return modelled;
+    return p.wall_model == LBM_WALL_LOGLAW &&
+           lbm_wall_function<kCollision>(f_src, q_links, area, p, n, x, y, z, f, force, friction);
 }
 
-// One cell of one time step, any type. (x, y, z) are the cell's coordinates, n its index. A
-// fluid cell next to the body (boundary_index[n] = k >= 0) writes to cell_force[9k .. 9k+8] the
-// force its links hand to the body in this step (momentum exchange), then its pressure force
-// -p a_k and its viscous force sigma a_k (with the wall model: the tangential force of its wall
-// links, the modelled wall shear) on the surface it stands for (slot_area[3k .. 3k+2], the
-// area vector of the body's surface around it; zero without a surface). The shells reduce these
-// in a fixed order. With interpolated != 0 it reads its wall fractions from link_q[18k .. 18k+17].
+// What a fluid cell next to the body (slot k) writes to cell_force[9k .. 9k+8] after its
+// collision: the force its links hand to the body in this step (momentum exchange), then its
+// pressure force -p a_k and its viscous force sigma a_k (with the wall model: the tangential
+// force of its wall links, the modelled wall shear) on the surface it stands for
+// (slot_area[3k .. 3k+2], the area vector of the body's surface around it; zero without a
+// surface). The shells reduce these in a fixed order.
+__device__ __forceinline__ void lbm_report_slot(const LbmParams& p, const long long k,
+                                                const float* force, const LbmWallState& wall,
+                                                const bool modelled, const float* friction) {
+    const float* a = p.slot_area + 3 * k;
+    const float* s = wall.sigma;
+    float* out = p.cell_force + 9 * k;
+    out[0] = force[0];
+    out[1] = force[1];
+    out[2] = force[2];
+    out[3] = -wall.pressure * a[0];
+    out[4] = -wall.pressure * a[1];
+    out[5] = -wall.pressure * a[2];
+    if (modelled) {  // the wall model's shear: the tangential exchange of the links
+        out[6] = friction[0];
+        out[7] = friction[1];
+        out[8] = friction[2];
+    } else {
+        out[6] = s[0] * a[0] + s[3] * a[1] + s[4] * a[2];
+        out[7] = s[3] * a[0] + s[1] * a[1] + s[5] * a[2];
+        out[8] = s[4] * a[0] + s[5] * a[1] + s[2] * a[2];
+    }
+}
+
+// One cell of one time step, any type, as the GPU runs it (the CPU shell composes the same
+// pieces, batching the collisions of boundary cells). (x, y, z) are the cell's coordinates, n its
+// index. A fluid cell next to the body (boundary_index[n] = k >= 0) reports its forces
+// (lbm_report_slot). With interpolated != 0 it reads its wall fractions from link_q[18k .. 18k+17].
 template <int kCollision>
 __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                                 float* __restrict__ f_dst, const LbmParams& p,
@@ -87,33 +107,19 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                              lbm_wrap(y + 1, p.ny), lbm_wrap(z - 1, p.nz), z,
                                              lbm_wrap(z + 1, p.nz), p.has_force);
         } else {
-            float force[3] = {0.0f, 0.0f, 0.0f};
+            const long long S = p.plane_stride;
             const long long k = p.boundary_index[n];
             const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
             const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
+            float f[19], force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
+            const bool modelled = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, p, n, x, y, z, f,
+                                                                     force, friction);
             LbmWallState wall;
-            float friction[3];
-            const bool modelled = lbm_update_boundary_cell<kCollision>(
-                f_src, f_dst, q_links, a, p, n, x, y, z, force, k >= 0 ? &wall : nullptr, friction);
-            if (k >= 0) {
-                const float* s = wall.sigma;
-                float* out = p.cell_force + 9 * k;
-                out[0] = force[0];
-                out[1] = force[1];
-                out[2] = force[2];
-                out[3] = -wall.pressure * a[0];
-                out[4] = -wall.pressure * a[1];
-                out[5] = -wall.pressure * a[2];
-                if (modelled) {  // the wall model's shear: the tangential exchange of the links
-                    out[6] = friction[0];
-                    out[7] = friction[1];
-                    out[8] = friction[2];
-                } else {
-                    out[6] = s[0] * a[0] + s[3] * a[1] + s[4] * a[2];
-                    out[7] = s[3] * a[0] + s[1] * a[1] + s[5] * a[2];
-                    out[8] = s[4] * a[0] + s[5] * a[1] + s[2] * a[2];
-                }
-            }
+            lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, k >= 0 ? &wall : nullptr);
+#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
+            D3Q19_LINKS(LBM_STORE)
+#undef LBM_STORE
+            if (k >= 0) lbm_report_slot(p, k, force, wall, modelled, friction);
         }
     } else if (type == FLAG_INLET) {
         lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, true, p.u_inlet[y + (long long)p.ny * z]);

@@ -2,7 +2,10 @@
 // The physics is in the headers of ../, the same source the GPU runs.
 //
 // Rows (fixed y, z) are split into runs of bulk cells, which stream with constant offsets and
-// vectorize across x (omp simd), and single cells, which take the general path.
+// vectorize across x (omp simd), and single cells. A fluid cell that is not bulk (next to a wall,
+// or on the grid's x faces) is pulled on its own by the general rules into a batch; the batch's
+// collisions, most of the work, then run as one vectorized loop, and its cells are stored and
+// report their forces. The GPU runs the same pieces one cell per thread (lbm_update_cell).
 #include "cuda_compat.h"
 #include "../lbm_cell.cuh"
 
@@ -18,33 +21,128 @@ void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const 
     }
 }
 
+// Fluid cells that take the general pull, gathered for one vectorized collision loop.
+constexpr int kBatch = 64;
+
+struct BoundaryBatch {
+    float f[19][kBatch];        // pulled, then collided populations
+    float pressure[kBatch];     // the wall state the collision reports (lbm_wall_state)
+    float sigma[6][kBatch];
+    float force[kBatch][3];     // momentum exchange with the body
+    float friction[kBatch][3];  // the wall model's shear force, where modelled
+    float tau[kBatch];
+    long long n[kBatch];
+    long long slot[kBatch];
+    bool modelled[kBatch];
+    int count;
+};
+
+template <int kCollision>
+void pull_into_batch(BoundaryBatch& b, const float* __restrict__ f_src, const LbmParams& p,
+                     const long long n, const int x, const int y, const int z) {
+    const int j = b.count++;
+    const long long k = p.boundary_index[n];
+    const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
+    const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
+    float f[19];
+    b.force[j][0] = b.force[j][1] = b.force[j][2] = 0.0f;
+    b.modelled[j] = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, p, n, x, y, z, f, b.force[j],
+                                                       b.friction[j]);
+#define LBM_TO_BATCH(q, cx, cy, cz, w) b.f[q][j] = f[q];
+    D3Q19_LINKS(LBM_TO_BATCH)
+#undef LBM_TO_BATCH
+    b.n[j] = n;
+    b.slot[j] = k;
+    b.tau[j] = p.tau_x[x];
+}
+
+// The collision of batch entry j, in place. (Its local arrays are declared in this inlined
+// function, not in the simd loop's body: g++ 12 does not vectorize a loop whose body declares
+// them.)
+template <int kCollision, bool kForce>
+__forceinline__ void collide_batch_entry(BoundaryBatch& b, const LbmParams& p, const int j) {
+    float f[19];
+#define LBM_FROM_BATCH(q, cx, cy, cz, w) f[q] = b.f[q][j];
+    D3Q19_LINKS(LBM_FROM_BATCH)
+#undef LBM_FROM_BATCH
+    LbmWallState wall;
+    lbm_collide<kCollision>(f, p, b.tau[j], kForce, &wall);
+#define LBM_TO_BATCH(q, cx, cy, cz, w) b.f[q][j] = f[q];
+    D3Q19_LINKS(LBM_TO_BATCH)
+#undef LBM_TO_BATCH
+    b.pressure[j] = wall.pressure;
+    LBM_UNROLL
+    for (int i = 0; i < 6; ++i) b.sigma[i][j] = wall.sigma[i];
+}
+
+template <int kCollision, bool kForce>
+void collide_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p) {
+    const int m = b.count;
+#pragma omp simd
+    for (int j = 0; j < m; ++j) collide_batch_entry<kCollision, kForce>(b, p, j);
+    const long long S = p.plane_stride;
+    for (int j = 0; j < m; ++j) {
+        const long long n = b.n[j];
+#define LBM_STORE_BATCH(q, cx, cy, cz, w) f_dst[q * S + n] = b.f[q][j];
+        D3Q19_LINKS(LBM_STORE_BATCH)
+#undef LBM_STORE_BATCH
+        if (b.slot[j] >= 0) {
+            LbmWallState wall;
+            wall.pressure = b.pressure[j];
+            for (int i = 0; i < 6; ++i) wall.sigma[i] = b.sigma[i][j];
+            lbm_report_slot(p, b.slot[j], b.force[j], wall, b.modelled[j], b.friction[j]);
+        }
+    }
+    b.count = 0;
+}
+
+template <int kCollision>
+void flush_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p) {
+    if (p.has_force)
+        collide_batch<kCollision, true>(b, f_dst, p);
+    else
+        collide_batch<kCollision, false>(b, f_dst, p);
+}
+
 // One time step on the whole grid with one collision operator.
 template <int kCollision>
 void step(const float* f_src, float* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const unsigned char* flags = p.flags;
     const long long n_rows = (long long)ny * nz;
-#pragma omp parallel for schedule(static)
-    for (long long r = 0; r < n_rows; ++r) {
-        const int y = (int)(r % ny), z = (int)(r / ny);
-        const int ym = lbm_wrap(y - 1, ny), yp = lbm_wrap(y + 1, ny);
-        const int zm = lbm_wrap(z - 1, nz), zp = lbm_wrap(z + 1, nz);
-        const long long row = r * nx;
-        int x = 0;
-        while (x < nx) {
-            if (x > 0 && x < nx - 1 && (flags[row + x] & FLAG_BULK)) {
-                int end = x + 1;
-                while (end < nx - 1 && (flags[row + end] & FLAG_BULK)) ++end;
-                if (p.has_force)
-                    bulk_run<kCollision, true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
-                else
-                    bulk_run<kCollision, false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
-                x = end;
-            } else {
-                lbm_update_cell<kCollision>(f_src, f_dst, p, row + x, x, y, z);
+#pragma omp parallel
+    {
+        BoundaryBatch batch;
+        batch.count = 0;
+#pragma omp for schedule(static) nowait
+        for (long long r = 0; r < n_rows; ++r) {
+            const int y = (int)(r % ny), z = (int)(r / ny);
+            const int ym = lbm_wrap(y - 1, ny), yp = lbm_wrap(y + 1, ny);
+            const int zm = lbm_wrap(z - 1, nz), zp = lbm_wrap(z + 1, nz);
+            const long long row = r * nx;
+            int x = 0;
+            while (x < nx) {
+                const unsigned char flag = flags[row + x];
+                if (x > 0 && x < nx - 1 && (flag & FLAG_BULK)) {
+                    int end = x + 1;
+                    while (end < nx - 1 && (flags[row + end] & FLAG_BULK)) ++end;
+                    if (p.has_force)
+                        bulk_run<kCollision, true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
+                    else
+                        bulk_run<kCollision, false>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
+                    x = end;
+                    continue;
+                }
+                if ((flag & FLAG_TYPE_MASK) == FLAG_FLUID) {
+                    pull_into_batch<kCollision>(batch, f_src, p, row + x, x, y, z);
+                    if (batch.count == kBatch) flush_batch<kCollision>(batch, f_dst, p);
+                } else {
+                    lbm_update_cell<kCollision>(f_src, f_dst, p, row + x, x, y, z);
+                }
                 ++x;
             }
         }
+        flush_batch<kCollision>(batch, f_dst, p);
     }
 }
 
