@@ -2,7 +2,7 @@
 """LBM throughput in MLUPs against the memory-bandwidth roofline measured in the same run.
 
     python benchmarks/lbm_mlups.py [--backend auto|cpu|cuda] [--seconds 5] [--sizes 64 128 192]
-                                   [--car 64]
+                                   [--car 64 [--car-set key=value ...]]
 
 For each backend and size (fully periodic N^3 box with BGK; the middle size again with the entropic
 LES operator of the car cases; a channel with a sphere; cases/channel.yaml without and with the
@@ -112,19 +112,21 @@ def gpu_copy_bandwidth(seconds: float) -> float:
     return 2 * src.nbytes * done / elapsed
 
 
-def car_cases(cells: int) -> tuple:
-    """cases/car.yaml at `cells` per length, its mesh, and the same grid with BGK at tau = 0.6
-    (the lattice speed kept, the viscosity raised: a timing case, not a flow to look at)."""
+def car_cases(cells: int, overrides: list[str] | None = None) -> tuple:
+    """cases/car.yaml at `cells` per length with `overrides` (key=value), its mesh, and the same
+    grid with BGK at tau = 0.6 (the lattice speed kept, the viscosity raised: a timing case, not
+    a flow to look at)."""
     from surrogate.case_geometry import CASE_SCHEMA, case_mesh
     from solver.config import load_case
     from solver.units import derive_units
 
-    les = load_case(ROOT / "cases" / "car.yaml", [f"resolution.cells_per_length={cells}"], schema=CASE_SCHEMA)
+    base = [f"resolution.cells_per_length={cells}", *(overrides or [])]
+    les = load_case(ROOT / "cases" / "car.yaml", base, schema=CASE_SCHEMA)
     mesh = case_mesh(les)
     units = derive_units(les, les.body.reference_length_m)
     nu_m2_s = (0.6 - 0.5) / 3.0 * units.dx_m**2 / units.dt_s
     bgk = load_case(ROOT / "cases" / "car.yaml",
-                    [f"resolution.cells_per_length={cells}", f"resolution.u_lattice={units.u_lattice}",
+                    [*base, f"resolution.u_lattice={units.u_lattice}",
                      "resolution.collision=bgk", "resolution.smagorinsky_cs=0", "walls.model=none",
                      f"flow.nu_m2_s={nu_m2_s}"], schema=CASE_SCHEMA)
     return les, bgk, mesh
@@ -187,6 +189,8 @@ def main() -> int:
     p.add_argument("--sphere", type=int, default=96, help="channel height in cells for the sphere case")
     p.add_argument("--no-lbmpy", action="store_true")
     p.add_argument("--car", type=int, default=0, help="also time cases/car.yaml at this many cells per length")
+    p.add_argument("--car-set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="overrides of the car case, e.g. cases/sweep_demo.yaml's case section")
     args = p.parse_args()
     backend = select_backend(args.backend)
     if backend.name == "cuda":
@@ -213,7 +217,7 @@ def main() -> int:
         mlups, cells = time_simulation(channel_case(model), backend, args.seconds)
         rows.append({"case": f"channel.yaml, walls.model {model}", "cells": cells, "mlups": mlups})
     if args.car:
-        les, bgk, mesh = car_cases(args.car)
+        les, bgk, mesh = car_cases(args.car, args.car_set)
         for name, case in (("car.yaml", les), ("car grid, BGK tau 0.6", bgk)):
             mlups, cells = time_simulation(case, backend, args.seconds, mesh)
             rows.append({"case": f"{name} at {args.car} cells", "cells": cells, "mlups": mlups})
