@@ -247,7 +247,7 @@ def main() -> int:
     ratios = {f"LES box {n}^3 / BGK box": by_case[f"periodic box {n}^3 entropic LES"] / bgk_n,
               f"channel.yaml with the wall model / BGK box {n}^3": by_case["channel.yaml, walls.model loglaw"] / bgk_n}
     if args.car:
-        ratios[f"car.yaml / BGK on its grid"] = (by_case[f"car.yaml at {args.car} cells"]
+        ratios["car.yaml / BGK on its grid"] = (by_case[f"car.yaml at {args.car} cells"]
                                                  / by_case[f"car grid, BGK tau 0.6 at {args.car} cells"])
     for name, value in ratios.items():
         print(f"LES / BGK: {name}: {value:.2f}")

@@ -6,9 +6,8 @@
 // or an open boundary) is pulled on its own by the general rules into a batch; the batch's
 // collisions, most of the work, then run as one vectorized loop, and its cells are stored and
 // report their forces. The GPU runs the same pieces one cell per thread (lbm_update_cell), as the
-// CPU does for the bulk cells on the grid's x faces (periodic wrap) and the open cells. Putting
-// the x-face bulk cells through the batch's general pull measured slower: a periodic 128^3 BGK
-// box at 57 MLUPs against 75 (2-vCPU AMD EPYC, one sitting).
+// CPU does for the bulk cells on the grid's x faces (periodic wrap) and the open cells: through
+// the batch they measured slower (docs/performance.md).
 #include "cuda_compat.h"
 #include "../lbm_cell.cuh"
 
