@@ -117,3 +117,13 @@ def test_missing_compiler_is_named(tmp_path, monkeypatch):
     monkeypatch.setenv("CXX", "no-such-compiler")
     with pytest.raises(CompileError, match="no-such-compiler"):
         host_build.build_host_library()
+
+
+def test_cpu_buffers_start_on_a_cache_line(cpu):
+    """The CPU backend's arrays start on 64 B, so the bulk loop's chunks of 16 floats that start
+    on a line of a plane (lattice.plane_stride is a multiple of 16 floats) load and store one line."""
+    for shape, dtype in (((19 * 1000 + 3,), np.float32), ((7, 5), np.float64), ((3,), np.uint8)):
+        a = cpu.zeros(shape, dtype)
+        assert a.ctypes.data % 64 == 0
+        assert a.shape == shape and a.dtype == dtype and not a.any()
+        assert a.flags.c_contiguous and a.flags.writeable
