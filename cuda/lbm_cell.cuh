@@ -9,6 +9,13 @@
 
 #include "lbm_wall_model.cuh"
 
+// Index of the cell a bulk cell pulls link (cx, cy, cz) from, from the names xm, x, xp, ym, y, yp,
+// zm, z, zp (source coordinates x-1, x, x+1, ... with periodic wrap applied), nx and nxy in scope.
+#define LBM_BULK_SOURCE(cx, cy, cz)                                   \
+    (((cx) > 0 ? xm : ((cx) < 0 ? xp : x)) +                          \
+     nx * ((cy) > 0 ? ym : ((cy) < 0 ? yp : y)) +                     \
+     nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z)))
+
 // A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
 // x-1, x, x+1 with periodic wrap already applied.
 template <int kCollision>
@@ -21,10 +28,7 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f
                                                      const bool has_force) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     float f[19];
-#define LBM_PULL_BULK(q, cx, cy, cz, w)                                                 \
-    f[q] = f_src[q * S + ((cx) > 0 ? xm : ((cx) < 0 ? xp : x)) +                        \
-                 nx * ((cy) > 0 ? ym : ((cy) < 0 ? yp : y)) +                           \
-                 nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z))];
+#define LBM_PULL_BULK(q, cx, cy, cz, w) f[q] = f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)];
     D3Q19_LINKS(LBM_PULL_BULK)
 #undef LBM_PULL_BULK
     lbm_collide<kCollision>(f, p, p.tau_x[x], has_force, nullptr);
