@@ -28,7 +28,8 @@ test: $(STAMP)  ## the test suite (without the slow physics checks)
 test-slow: $(STAMP)  ## the long physics checks
 	$(PY) -m pytest -q -m slow
 
-bench: $(STAMP)  ## the MLUPs benchmark
+bench: $(STAMP)  ## the MLUPs benchmark, beside lbmpy (installs the bench extra)
+	$(PY) -m pip install --quiet -e ".[bench]"
 	$(PY) benchmarks/lbm_mlups.py
 
 clean:  ## delete .venv, results/ and the pytest cache

@@ -152,8 +152,10 @@ __device__ __forceinline__ void vox_fill_row(const long long row, const VoxelGri
     }
 }
 
+__device__ __forceinline__ int vox_wrap(const int i, const int n) { return i < 0 ? i + n : (i >= n ? i - n : i); }
+
 // Pass 4 for triangle t: for every fluid cell near the triangle that borders the body
-// (slot[n] >= 0) and every link q whose source cell n - c_q is in the body (body[n - c_q] != 0),
+// (slot[n] >= 0) and every link q whose source cell n - c_q (wrapped) is in the body (body != 0),
 // lower link_q_bits[18 slot + q - 1] to the bits of the fraction where the link from the cell
 // centre towards the source cell crosses the triangle.
 __device__ __forceinline__ void vox_triangle_links(const double* __restrict__ vertices,
@@ -184,8 +186,11 @@ __device__ __forceinline__ void vox_triangle_links(const double* __restrict__ ve
                 if (s < 0) continue;
                 const double p[3] = {o[0] + i * g.dx, o[1] + j * g.dx, o[2] + k * g.dx};
                 for (int q = 1; q < 19; ++q) {
-                    const int si = i - LINKS[q][0], sj = j - LINKS[q][1], sk = k - LINKS[q][2];
-                    if (si < 0 || sj < 0 || sk < 0 || si >= g.nx || sj >= g.ny || sk >= g.nz) continue;
+                    // A source past the grid's edge lies across a periodic face (the other faces
+                    // have boundary layers): wrap it, as the stream does. The segment stays
+                    // geometric, so it finds the surface where the mesh runs on past the face.
+                    const int si = vox_wrap(i - LINKS[q][0], g.nx), sj = vox_wrap(j - LINKS[q][1], g.ny),
+                              sk = vox_wrap(k - LINKS[q][2], g.nz);
                     if (!body[si + (long long)g.nx * (sj + (long long)g.ny * sk)]) continue;
                     // Segment p + t d, d = -c_q dx, against the triangle (Moller-Trumbore).
                     const double d[3] = {-LINKS[q][0] * g.dx, -LINKS[q][1] * g.dx, -LINKS[q][2] * g.dx};

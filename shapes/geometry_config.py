@@ -17,8 +17,9 @@ from shapes.car import PARAMETERS, CarParameters, car_mesh
 from shapes.errors import MeshError
 from shapes.mesh import TriangleMesh, check_mesh, read_mesh
 from shapes.parameters import Parameter
+from shapes.solids import tube_along
 
-SOURCES = ("none", "file", "ahmed", "car")
+SOURCES = ("none", "file", "ahmed", "car", "pipe")
 
 #: The parametric shape families a sweep or an optimizer searches: geometry.source -> its
 #: design parameters, each a key under geometry.<family>.
@@ -38,6 +39,19 @@ class AhmedConfig:
 
 
 @dataclass
+class PipeConfig:
+    """A circular pipe along x: its wall is a tube whose bore is the fluid. For a periodic pipe
+    let it run past both x ends of the domain (the ends then lie outside the grid)."""
+    radius_m: float = 0.5               # the bore's radius R [m]
+    wall_m: float = 0.5                 # the tube wall's thickness [m]; R + wall past the corners of the section
+    center_y_m: float = 0.5             # the axis [m]
+    center_z_m: float = 0.5
+    x_min_m: float = -1.0               # the tube's ends [m]
+    x_max_m: float = 10.0
+    facets: int = 256                   # facets round the circumference [-]
+
+
+@dataclass
 class PlacementConfig:
     nose_x_m: Optional[float] = None    # x of the body's foremost point [m]; None: as built
     center_y_m: Optional[float] = None  # y of the middle of its width [m]; None: as built
@@ -46,13 +60,14 @@ class PlacementConfig:
 
 @dataclass
 class GeometryConfig:
-    source: str = "none"                # none | file | ahmed | car
+    source: str = "none"                # none | file | ahmed | car | pipe
     path: str = ""                      # mesh file (STL, OBJ, PLY, OFF, VTP, VTU) for source file
     unit: str = "m"                     # the file's length unit: m | cm | mm | in | ft
     downstream: str = "+x"              # the file's axis from nose to tail: +x -x +y -y +z -z
     up: str = "+z"                      # the file's up axis
     ahmed: AhmedConfig = field(default_factory=AhmedConfig)
     car: CarConfig = field(default_factory=CarConfig)  # type: ignore[valid-type]
+    pipe: PipeConfig = field(default_factory=PipeConfig)
     placement: PlacementConfig = field(default_factory=PlacementConfig)
 
 
@@ -75,6 +90,10 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
                 a = geometry.ahmed
                 mesh = AhmedBody(slant_deg=a.slant_deg, ground_clearance_m=a.ground_clearance_m,
                                  stilts=a.stilts, resolution=a.resolution).mesh()
+            elif geometry.source == "pipe":
+                pp = geometry.pipe
+                mesh = tube_along(0, (0.0, pp.center_y_m, pp.center_z_m), pp.radius_m, pp.radius_m + pp.wall_m,
+                                  pp.x_min_m, pp.x_max_m, n=pp.facets)
             else:
                 mesh = car_mesh(CarParameters(**asdict(geometry.car)))
         except MeshError as exc:

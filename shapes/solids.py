@@ -1,10 +1,11 @@
-"""Simple closed solids as triangle meshes: icosphere, torus and box. Test bodies for the
-voxelizer and building blocks for scenes; all outward-oriented, in metres."""
+"""Simple closed solids as triangle meshes: icosphere, torus, box, cylinder and tube. Test bodies
+for the voxelizer and building blocks for scenes; all outward-oriented, in metres."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from shapes.errors import MeshError
 from shapes.mesh import TriangleMesh
 
 
@@ -93,6 +94,44 @@ def cylinder_along(axis: int, center_m, radius_m: float, low_m: float, high_m: f
     v[:, others[1]] = m.vertices_m[:, 2]
     out = TriangleMesh(v, m.faces)
     return out if out.volume_m3() > 0 else TriangleMesh(v, m.faces[:, ::-1].copy())
+
+
+def tube_along(axis: int, center_m, inner_radius_m: float, outer_radius_m: float, low_m: float,
+               high_m: float, n: int = 192, stations: int = 2) -> TriangleMesh:
+    """A thick-walled circular tube along axis (0 x, 1 y, 2 z) from low_m to high_m: the solid
+    between inner_radius_m and outer_radius_m, closed by annular end caps. The fluid of a pipe is
+    its bore; n facets round the circumference (the bore's polygon lies within
+    R (1 - cos(pi / n)) of the circle), stations rings along the axis."""
+    if not 0 < inner_radius_m < outer_radius_m or not low_m < high_m:
+        raise MeshError(f"a tube needs 0 < inner radius ({inner_radius_m}) < outer radius "
+                        f"({outer_radius_m}) and low ({low_m}) < high ({high_m})")
+    angle = np.arange(n) * 2 * np.pi / n
+    along = np.linspace(low_m, high_m, stations)
+    ring = np.column_stack([np.cos(angle), np.sin(angle)])
+    local = np.concatenate([np.column_stack([np.full(n, a), r * ring]) for r in (inner_radius_m, outer_radius_m)
+                            for a in along])  # inner rings (station-major), then outer rings
+    k = np.arange(n)
+    k1 = (k + 1) % n
+
+    def vid(outer: int, station: int, kk: np.ndarray) -> np.ndarray:
+        return (outer * stations + station) * n + kk
+
+    quads = []
+    for s in range(stations - 1):  # (s, k), (s+1, k), (s+1, k+1), (s, k+1) faces the axis
+        quads.append(np.stack([vid(0, s, k), vid(0, s + 1, k), vid(0, s + 1, k1), vid(0, s, k1)], 1))
+        quads.append(np.stack([vid(1, s, k), vid(1, s, k1), vid(1, s + 1, k1), vid(1, s + 1, k)], 1))
+    last = stations - 1  # (inner k, outer k, outer k+1, inner k+1) faces +axis
+    quads.append(np.stack([vid(0, last, k), vid(1, last, k), vid(1, last, k1), vid(0, last, k1)], 1))
+    quads.append(np.stack([vid(0, 0, k), vid(0, 0, k1), vid(1, 0, k1), vid(1, 0, k)], 1))
+    q = np.concatenate(quads)
+    faces = np.concatenate([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])
+    others = [a for a in range(3) if a != axis]
+    v = np.empty_like(local)
+    v[:, axis] = local[:, 0]
+    v[:, others[0]] = local[:, 1] + center_m[others[0]]
+    v[:, others[1]] = local[:, 2] + center_m[others[1]]
+    out = TriangleMesh(v, faces)  # the y axis maps (along, u, v) to (y, x, z): a mirror
+    return out if out.volume_m3() > 0 else TriangleMesh(v, faces[:, ::-1].copy())
 
 
 def primitive_surface(shape: str, center_m, radius_m: float, size_m, axis: int, domain_lo_m,

@@ -44,7 +44,7 @@ class Fidelity:
     gap_m: Optional[float]
     gap_face: Optional[str]          # the wall of that gap, e.g. "z_min"
     contact_faces: tuple[str, ...]   # walls the body stands on
-    blockage: Optional[float]        # body frontal area / tunnel section (y-z)
+    blockage: Optional[float]        # body frontal area / tunnel section (y-z); None without an inlet
     inlet_lengths: Optional[float]   # inlet plane to the body's front, in reference lengths
     outflow_lengths: Optional[float]  # body's rear to the outflow plane, in reference lengths
 
@@ -147,7 +147,8 @@ def assess(case: CaseConfig, grid: Grid, flags: np.ndarray, slot: np.ndarray,
             if gap is not None and (best[0] is None or gap < best[0]):
                 best = (gap, face)
     size = case.domain.size_m
-    blockage = frontal_area_m2 / (size[1] * size[2]) if frontal_area_m2 else None
+    # A tunnel's figure: a flow without an inlet (a periodic pipe or channel) has no free stream to block.
+    blockage = frontal_area_m2 / (size[1] * size[2]) if frontal_area_m2 and faces["x_min"] == "inlet" else None
     x_cells = np.flatnonzero(body.any(axis=(0, 1)))
     front = grid.centers(0)[x_cells[0]] - 0.5 * grid.dx_m
     rear = grid.centers(0)[x_cells[-1]] + 0.5 * grid.dx_m

@@ -76,9 +76,10 @@ def link_fractions(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
     """Wall fractions [n_slots, 18] (float32, host) of the links from each slot's fluid cell into
     body cells, where slot [nz, ny, nx] numbers the fluid cells next to the body (-1 elsewhere)
     and body [nz, ny, nx] marks the body's cells. Links into the body that no triangle crosses
-    (possible only where the surface passes within round-off of a cell centre) get 1/2, the
-    halfway wall (as do links wrapped across a periodic face: the mesh is not wrapped); their
-    count is returned beside the fractions."""
+    (where the surface passes within round-off of a cell centre, or a link wrapped across a
+    periodic face where the mesh stops at that face: the mesh is not wrapped) get 1/2, the
+    halfway wall; their count is returned beside the fractions. A wrapped link finds its
+    crossing where the mesh runs on past the face (a periodic pipe's tube)."""
     xp = backend.xp
     n_slots = int(slot.max()) + 1
     bits = xp.full(n_slots * 18, np.float32(_NO_HIT).view(np.int32), dtype=np.int32)

@@ -70,3 +70,15 @@ def test_summary_states_the_fidelity(tmp_path, caplog):
         assert key in summary
     text = caplog.text
     assert "fidelity: narrowest gap" in text and "min_gap_cells = 0 is below the default" in text
+
+
+def test_a_flow_without_an_inlet_has_no_blockage(cpu):
+    """The periodic pipe's tube covers half its section, but nothing flows in to be blocked:
+    no blockage figure and no blockage warning."""
+    from conftest import ROOT
+
+    from solver.config import load_case
+    from surrogate.case_geometry import CASE_SCHEMA, case_mesh
+
+    case = load_case(ROOT / "cases" / "pipe_laminar.yaml", ["run.max_steps=1"], schema=CASE_SCHEMA)
+    assert Simulation(case, cpu, case_mesh(case)).fidelity.blockage is None
