@@ -31,9 +31,9 @@ constexpr int kChunk = 16;
 // inline: g++ 12 finds a function of prefetches alone free of side effects and drops its call.
 constexpr int kAhead = 64;
 
-__forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const LbmParams& p, const long long row,
-                                   const int x0, const int ym, const int y, const int yp, const int zm, const int z,
-                                   const int zp) {
+__forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const LbmParams& p,
+                                   const long long row, const int x0, const int ym, const int y,
+                                   const int yp, const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     const int x = x0 + kAhead, xm = x - 1, xp = x + 1;
 #define LBM_PREFETCH(q, cx, cy, cz, w)                                \
@@ -43,13 +43,13 @@ __forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const
 #undef LBM_PREFETCH
 }
 
-template <int kCollision, bool kForce, int kCells>
+template <int kCollision, bool kForce>
 void bulk_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
                 const long long row, const int x0, const int ym, const int y, const int yp,
                 const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
 #pragma omp simd
-    for (int i = 0; i < kCells; ++i) {
+    for (int i = 0; i < kChunk; ++i) {
         const int x = x0 + i;
         lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
     }
@@ -62,7 +62,7 @@ void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const 
     if (x1 - x0 >= kChunk) {
         for (int x = x0;;) {
             const int start = x + kChunk <= x1 ? x : x1 - kChunk;
-            bulk_chunk<kCollision, kForce, kChunk>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
+            bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
             if (start + kChunk == x1) return;
             x = (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
         }
