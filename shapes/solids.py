@@ -102,9 +102,9 @@ def tube_along(axis: int, center_m, inner_radius_m: float, outer_radius_m: float
     between inner_radius_m and outer_radius_m, closed by annular end caps. The fluid of a pipe is
     its bore; n facets round the circumference (the bore's polygon lies within
     R (1 - cos(pi / n)) of the circle), stations rings along the axis."""
-    if not 0 < inner_radius_m < outer_radius_m or not low_m < high_m:
+    if not 0 < inner_radius_m < outer_radius_m or not low_m < high_m or n < 3:
         raise MeshError(f"a tube needs 0 < inner radius ({inner_radius_m}) < outer radius "
-                        f"({outer_radius_m}) and low ({low_m}) < high ({high_m})")
+                        f"({outer_radius_m}), low ({low_m}) < high ({high_m}) and at least 3 facets ({n})")
     angle = np.arange(n) * 2 * np.pi / n
     along = np.linspace(low_m, high_m, stations)
     ring = np.column_stack([np.cos(angle), np.sin(angle)])

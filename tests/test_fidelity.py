@@ -9,8 +9,10 @@ import pytest
 from conftest import ROOT, make_case
 
 import run_case
+from solver.config import load_case
 from solver.errors import ConfigError
 from solver.simulation import Simulation
+from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
 TUNNEL = {"x_min": "inlet", "x_max": "outflow", "y_min": "freeslip", "y_max": "freeslip",
           "z_min": "noslip", "z_max": "freeslip"}
@@ -75,10 +77,5 @@ def test_summary_states_the_fidelity(tmp_path, caplog):
 def test_a_flow_without_an_inlet_has_no_blockage(cpu):
     """The periodic pipe's tube covers half its section, but nothing flows in to be blocked:
     no blockage figure and no blockage warning."""
-    from conftest import ROOT
-
-    from solver.config import load_case
-    from surrogate.case_geometry import CASE_SCHEMA, case_mesh
-
     case = load_case(ROOT / "cases" / "pipe_laminar.yaml", ["run.max_steps=1"], schema=CASE_SCHEMA)
     assert Simulation(case, cpu, case_mesh(case)).fidelity.blockage is None

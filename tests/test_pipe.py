@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
+from shapes.errors import MeshError
+from shapes.geometry_config import GeometryConfig, PipeConfig, build_geometry
 from shapes.mesh import check_mesh
 from shapes.solids import tube_along
 from solver.backends.cpu import CpuBackend
@@ -27,6 +29,13 @@ def test_tube_is_closed_outward_and_holds_the_annulus():
         tube = tube_along(axis, (0.1, 0.2, 0.3), 0.5, 1.0, -1.0, 3.0, n=n, stations=3)
         check_mesh(tube, "tube")
         assert tube.volume_m3() == pytest.approx(polygon * (1.0 - 0.25) * 4.0, rel=1e-12)
+
+
+
+def test_bad_pipe_is_one_line():
+    """A pipe whose wall has no thickness is refused with one line naming the section."""
+    with pytest.raises(MeshError, match=r"^geometry.pipe: a tube needs 0 < inner radius \(0.5\) < outer radius \(0.5\)"):
+        build_geometry(GeometryConfig(source="pipe", pipe=PipeConfig(wall_m=0.0)))
 
 
 def test_hagen_poiseuille_through_the_mesh_wall():
