@@ -43,24 +43,29 @@ struct LbmMoments {
     float drho, jx, jy, jz, pxx, pyy, pzz, pxy, pxz, pyz;
 };
 
+// Summed over opposite pairs of links (q, q + 1: c and -c): a pair adds f_q + f_q+1 to the even
+// moments and f_q - f_q+1 to the odd ones, and the sums are grouped in short trees (half the
+// additions of a sum link by link, and a dependency chain of 5 instead of 18).
 __device__ __forceinline__ LbmMoments lbm_raw_moments(const float* f) {
-    LbmMoments m = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-#define LBM_MOMENTS(q, cx, cy, cz, w)                             \
-    {                                                             \
-        const float fq = f[q];                                    \
-        m.drho += fq;                                             \
-        if (cx) m.jx += LBM_CV(cx, fq);                           \
-        if (cy) m.jy += LBM_CV(cy, fq);                           \
-        if (cz) m.jz += LBM_CV(cz, fq);                           \
-        if (cx) m.pxx += fq;                                      \
-        if (cy) m.pyy += fq;                                      \
-        if (cz) m.pzz += fq;                                      \
-        if ((cx) && (cy)) m.pxy += LBM_CV((cx) * (cy), fq);       \
-        if ((cx) && (cz)) m.pxz += LBM_CV((cx) * (cz), fq);       \
-        if ((cy) && (cz)) m.pyz += LBM_CV((cy) * (cz), fq);       \
+    float sum[19], dif[19];
+    LBM_UNROLL
+    for (int q = 1; q < 19; q += 2) {
+        sum[q] = f[q] + f[q + 1];
+        dif[q] = f[q] - f[q + 1];
     }
-    D3Q19_LINKS(LBM_MOMENTS)
-#undef LBM_MOMENTS
+    // Links 1, 3, 5: +x, +y, +z; 7, 9: +x+y, +x-y; 11, 13: +x+z, +x-z; 15, 17: +y+z, +y-z.
+    const float xy = sum[7] + sum[9], xz = sum[11] + sum[13], yz = sum[15] + sum[17];
+    LbmMoments m;
+    m.pxx = sum[1] + (xy + xz);
+    m.pyy = sum[3] + (xy + yz);
+    m.pzz = sum[5] + (xz + yz);
+    m.drho = (f[0] + (sum[1] + sum[3] + sum[5])) + (xy + xz + yz);
+    m.jx = (dif[1] + dif[7]) + (dif[9] + (dif[11] + dif[13]));
+    m.jy = (dif[3] + dif[7]) + ((dif[15] + dif[17]) - dif[9]);
+    m.jz = (dif[5] + dif[11]) + ((dif[15] - dif[17]) - dif[13]);
+    m.pxy = sum[7] - sum[9];
+    m.pxz = sum[11] - sum[13];
+    m.pyz = sum[15] - sum[17];
     return m;
 }
 
@@ -231,84 +236,109 @@ __device__ __forceinline__ void lbm_equilibrium_entropic(float* feq, const float
 #undef LBM_FEQ_ENTROPIC
 }
 
-// In-place LDL^T solve of the symmetric positive definite 6x6 system k x = r (k: the lower
-// triangle is read and overwritten; r becomes x).
-__device__ __forceinline__ void lbm_solve_spd6(float k[6][6], float* r) {
-    float d[6], inv_d[6];
-    LBM_UNROLL
-    for (int j = 0; j < 6; ++j) {
-        float dj = k[j][j];
-        LBM_UNROLL
-        for (int l = 0; l < j; ++l) dj -= k[j][l] * k[j][l] * d[l];
-        d[j] = dj;
-        const float inv = 1.0f / dj;
-        inv_d[j] = inv;
-        LBM_UNROLL
-        for (int i = j + 1; i < 6; ++i) {
-            float v = k[i][j];
-            LBM_UNROLL
-            for (int l = 0; l < j; ++l) v -= k[i][l] * k[j][l] * d[l];
-            k[i][j] = v * inv;
-        }
-    }
-    LBM_UNROLL
-    for (int i = 0; i < 6; ++i) {
-        LBM_UNROLL
-        for (int l = 0; l < i; ++l) r[i] -= k[i][l] * r[l];
-    }
-    LBM_UNROLL
-    for (int i = 0; i < 6; ++i) r[i] *= inv_d[i];
-    LBM_UNROLL
-    for (int i = 5; i >= 0; --i) {
-        LBM_UNROLL
-        for (int l = i + 1; l < 6; ++l) r[i] -= k[l][i] * r[l];
-    }
+// Inverse of the symmetric 3x3 matrix ((a00 a10 a20) (a10 a11 a21) (a20 a21 a22)) by its
+// adjugate, as (xx, yy, zz, xy, xz, yz).
+__device__ __forceinline__ void lbm_inverse_sym3(const float a00, const float a10, const float a11,
+                                                 const float a20, const float a21, const float a22,
+                                                 float* inv) {
+    const float c00 = a11 * a22 - a21 * a21, c01 = a20 * a21 - a10 * a22, c02 = a10 * a21 - a20 * a11;
+    const float inv_det = 1.0f / (a00 * c00 + a10 * c01 + a20 * c02);
+    inv[0] = c00 * inv_det;
+    inv[1] = (a00 * a22 - a20 * a20) * inv_det;
+    inv[2] = (a00 * a11 - a10 * a10) * inv_det;
+    inv[3] = c01 * inv_det;
+    inv[4] = c02 * inv_det;
+    inv[5] = (a10 * a20 - a00 * a21) * inv_det;
 }
 
-// The entropic regularized collision (see the top of this file) of the shifted populations f.
-// P f_neq is the least-squares fit of f_neq by E times a quadratic polynomial of c, weighted by
-// 1 / E. In the basis 1, c - u, zeta_s (the quadratic monomials phi_s = c_x c_x, ..., c_y c_z
-// with their mean and their regression on c removed) the fit's normal equations decouple: the
-// conserved parts of f_neq vanish, and the coefficients lambda of the zeta_s solve
-//   K lambda = pi,  K = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi),
-// pi the non-equilibrium stress per unit density, all moments taken over E / rho. The force
-// enters as F/2 before and after the collision (the same split as Guo's scheme in BGK form:
-// BGK + Guo = E + (1 - omega) (f - E + F/2) + F/2), so f_neq carries no momentum.
-__device__ __forceinline__ void lbm_collide_entropic(float* f, const float tau0, const float cs2_smag,
-                                                     const bool has_force, const float gx,
-                                                     const float gy, const float gz,
-                                                     LbmWallState* wall) {
+// Solve of the symmetric positive definite 6x6 system k x = r in 3x3 blocks (the diagonal
+// stresses xx, yy, zz and the shears xy, xz, yz): with A, B, C the blocks of k,
+//   S = C - B^T A^-1 B,  x_shear = S^-1 (r_shear - B^T A^-1 r_diag),  x_diag = A^-1 (r_diag - B x_shear),
+// each 3x3 inverse by its adjugate: two divisions and independent products where pivoting the
+// 6x6 row by row takes six divisions in one serial chain (docs/performance.md measures both).
+// k: the lower triangle is read; r becomes x.
+__device__ __forceinline__ void lbm_solve_spd6(const float k[6][6], float* r) {
+    float ai[6];
+    lbm_inverse_sym3(k[0][0], k[1][0], k[1][1], k[2][0], k[2][1], k[2][2], ai);
+    const float am[3][3] = {{ai[0], ai[3], ai[4]}, {ai[3], ai[1], ai[5]}, {ai[4], ai[5], ai[2]}};
+    float w[3][3];  // A^-1 B, B[i][j] = k[3 + j][i]
+    LBM_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        LBM_UNROLL
+        for (int j = 0; j < 3; ++j) w[i][j] = am[i][0] * k[3 + j][0] + am[i][1] * k[3 + j][1] + am[i][2] * k[3 + j][2];
+    }
+    float sm[3][3];  // C - B^T A^-1 B, lower triangle
+    LBM_UNROLL
+    for (int i = 0; i < 3; ++i) {
+        LBM_UNROLL
+        for (int j = 0; j <= i; ++j)
+            sm[i][j] = k[3 + i][3 + j] - (k[3 + i][0] * w[0][j] + k[3 + i][1] * w[1][j] + k[3 + i][2] * w[2][j]);
+    }
+    float si[6];
+    lbm_inverse_sym3(sm[0][0], sm[1][0], sm[1][1], sm[2][0], sm[2][1], sm[2][2], si);
+    float rs[3];
+    LBM_UNROLL
+    for (int j = 0; j < 3; ++j) rs[j] = r[3 + j] - (w[0][j] * r[0] + w[1][j] * r[1] + w[2][j] * r[2]);
+    const float xs[3] = {si[0] * rs[0] + si[3] * rs[1] + si[4] * rs[2],
+                         si[3] * rs[0] + si[1] * rs[1] + si[5] * rs[2],
+                         si[4] * rs[0] + si[5] * rs[1] + si[2] * rs[2]};
+    float xd[3];
+    LBM_UNROLL
+    for (int i = 0; i < 3; ++i)
+        xd[i] = am[i][0] * r[0] + am[i][1] * r[1] + am[i][2] * r[2] - (w[i][0] * xs[0] + w[i][1] * xs[1] + w[i][2] * xs[2]);
+    r[0] = xd[0];
+    r[1] = xd[1];
+    r[2] = xd[2];
+    r[3] = xs[0];
+    r[4] = xs[1];
+    r[5] = xs[2];
+}
+
+// The entropic regularized collision (see the top of this file) in three stages, run back to back
+// by lbm_collide_entropic: the cell's state, the polynomial of its post-collision non-equilibrium
+// part, and the populations.
+//
+// Stage 1, the cell: density deviation, velocity (u = (j + F/2) / rho), entropic state, the
+// non-equilibrium stress pi per unit density, sum c_a c_b (f - E + F/2) / rho, and the relaxation
+// rate of the subgrid model.
+struct LbmEntropicCell {
+    float drho, ux, uy, uz;
+    LbmEntropicState e;
+    float pi[6];
+    float omega;
+};
+
+__device__ __forceinline__ LbmEntropicCell lbm_entropic_cell(const float* f, const float tau0,
+                                                             const float cs2_smag, const bool has_force,
+                                                             const float gx, const float gy,
+                                                             const float gz, LbmWallState* wall) {
+    LbmEntropicCell cell;
     const LbmMoments mom = lbm_raw_moments(f);
     const float rho = 1.0f + mom.drho, inv_rho = 1.0f / rho;
     const float ux = mom.jx * inv_rho + 0.5f * gx, uy = mom.jy * inv_rho + 0.5f * gy,
                 uz = mom.jz * inv_rho + 0.5f * gz;
-    const LbmEntropicState e = lbm_entropic_state(ux, uy, uz);
+    cell.e = lbm_entropic_state(ux, uy, uz);
+    const LbmEntropicState& e = cell.e;
     const float iz = e.inv9z;  // 1 / (9 Z)
     const float c[3] = {1.0f + e.a[0], 1.0f + e.a[1], 1.0f + e.a[2]};  // cosh b_k
     const float* s = e.s;                                              // sinh b_k
-    // Moments of E / rho: mean m, second moments mu2 (xx, yy, zz, xy, xz, yz), third t_klm
-    // (c_k c_k c_l), fourth q_kl (c_k c_k c_l c_l). On D3Q19 c_k^3 = c_k, and no link has three
-    // non-zero components.
-    const float m[3] = {s[0] * (1.0f + c[1] + c[2]) * iz, s[1] * (1.0f + c[0] + c[2]) * iz,
-                        s[2] * (1.0f + c[0] + c[1]) * iz};
+    // Second moments of E / rho (xx, yy, zz, xy, xz, yz).
     const float mu2[6] = {c[0] * (1.0f + c[1] + c[2]) * iz, c[1] * (1.0f + c[0] + c[2]) * iz,
                           c[2] * (1.0f + c[0] + c[1]) * iz, s[0] * s[1] * iz, s[0] * s[2] * iz,
                           s[1] * s[2] * iz};
-    const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
-    const float tyyz = c[1] * s[2] * iz, tzzx = c[2] * s[0] * iz, tzzy = c[2] * s[1] * iz;
-    const float qxy = c[0] * c[1] * iz, qxz = c[0] * c[2] * iz, qyz = c[1] * c[2] * iz;
-
-    // Non-equilibrium stress per unit density, sum c_a c_b (f - E + F/2) / rho. The diagonal
-    // uses mu_kk - 1/3 = (2 a_k + 2/3 a_k (a_l + a_m) - 1/3 a_l a_m) / (9 Z) to keep float32
-    // precision at small u (f is stored less w, whose second moment is delta / 3).
+    // The diagonal uses mu_kk - 1/3 = (2 a_k + 2/3 a_k (a_l + a_m) - 1/3 a_l a_m) / (9 Z) to keep
+    // float32 precision at small u (f is stored less w, whose second moment is delta / 3).
     const float* a = e.a;
     const float d_xx = (2.0f * a[0] + (2.0f / 3.0f) * a[0] * (a[1] + a[2]) - (1.0f / 3.0f) * a[1] * a[2]) * iz;
     const float d_yy = (2.0f * a[1] + (2.0f / 3.0f) * a[1] * (a[0] + a[2]) - (1.0f / 3.0f) * a[0] * a[2]) * iz;
     const float d_zz = (2.0f * a[2] + (2.0f / 3.0f) * a[2] * (a[0] + a[1]) - (1.0f / 3.0f) * a[0] * a[1]) * iz;
-    float pi[6] = {(mom.pxx - mom.drho * mu2[0] - d_xx) * inv_rho,
-                   (mom.pyy - mom.drho * mu2[1] - d_yy) * inv_rho,
-                   (mom.pzz - mom.drho * mu2[2] - d_zz) * inv_rho,
-                   mom.pxy * inv_rho - mu2[3], mom.pxz * inv_rho - mu2[4], mom.pyz * inv_rho - mu2[5]};
+    float* pi = cell.pi;
+    pi[0] = (mom.pxx - mom.drho * mu2[0] - d_xx) * inv_rho;
+    pi[1] = (mom.pyy - mom.drho * mu2[1] - d_yy) * inv_rho;
+    pi[2] = (mom.pzz - mom.drho * mu2[2] - d_zz) * inv_rho;
+    pi[3] = mom.pxy * inv_rho - mu2[3];
+    pi[4] = mom.pxz * inv_rho - mu2[4];
+    pi[5] = mom.pyz * inv_rho - mu2[5];
     if (has_force) {  // + (g u + u g) / 2: the F/2 of the non-equilibrium part
         pi[0] += gx * ux;
         pi[1] += gy * uy;
@@ -317,11 +347,47 @@ __device__ __forceinline__ void lbm_collide_entropic(float* f, const float tau0,
         pi[4] += 0.5f * (gx * uz + gz * ux);
         pi[5] += 0.5f * (gy * uz + gz * uy);
     }
-    const float omega = lbm_smagorinsky_omega(tau0, cs2_smag, pi);
+    cell.omega = lbm_smagorinsky_omega(tau0, cs2_smag, pi);
     if (wall) {
         const float pi_mass[6] = {rho * pi[0], rho * pi[1], rho * pi[2], rho * pi[3], rho * pi[4], rho * pi[5]};
-        lbm_wall_state(mom.drho, pi_mass, omega, LBM_OMEGA_BULK, wall);
+        lbm_wall_state(mom.drho, pi_mass, cell.omega, LBM_OMEGA_BULK, wall);
     }
+    cell.drho = mom.drho;
+    cell.ux = ux;
+    cell.uy = uy;
+    cell.uz = uz;
+    return cell;
+}
+
+// Stage 2, the post-collision non-equilibrium part as a polynomial: P f_neq is the least-squares
+// fit of f_neq by E times a quadratic polynomial of c, weighted by 1 / E. In the basis 1, c - u,
+// zeta_s (the quadratic monomials phi_s = c_x c_x, ..., c_y c_z with their mean and their
+// regression on c removed) the fit's normal equations decouple: the conserved parts of f_neq
+// vanish, and the coefficients lambda of the zeta_s solve
+//   K lambda = pi,  K = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi),
+// all moments taken over E / rho. The post-collision part (1 - omega) P_S f_neq +
+// (omega - omega_bulk) P_trace f_neq is E times p(c) = sum_s lambda_s phi_s(c) - g.c + a0.
+struct LbmEntropicPolynomial {
+    float lambda[6], g[3], a0;
+};
+
+__device__ __forceinline__ LbmEntropicPolynomial lbm_entropic_polynomial(const LbmEntropicCell& cell) {
+    const LbmEntropicState& e = cell.e;
+    const float iz = e.inv9z;
+    const float c[3] = {1.0f + e.a[0], 1.0f + e.a[1], 1.0f + e.a[2]};
+    const float* s = e.s;
+    const float* pi = cell.pi;
+    const float omega = cell.omega;
+    // Moments of E / rho: mean m, second moments mu2, third t_klm (c_k c_k c_l), fourth q_kl
+    // (c_k c_k c_l c_l). On D3Q19 c_k^3 = c_k, and no link has three non-zero components.
+    const float m[3] = {s[0] * (1.0f + c[1] + c[2]) * iz, s[1] * (1.0f + c[0] + c[2]) * iz,
+                        s[2] * (1.0f + c[0] + c[1]) * iz};
+    const float mu2[6] = {c[0] * (1.0f + c[1] + c[2]) * iz, c[1] * (1.0f + c[0] + c[2]) * iz,
+                          c[2] * (1.0f + c[0] + c[1]) * iz, s[0] * s[1] * iz, s[0] * s[2] * iz,
+                          s[1] * s[2] * iz};
+    const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
+    const float tyyz = c[1] * s[2] * iz, tzzx = c[2] * s[0] * iz, tzzy = c[2] * s[1] * iz;
+    const float qxy = c[0] * c[1] * iz, qxz = c[0] * c[2] * iz, qyz = c[1] * c[2] * iz;
 
     // Cov(c, c) and its inverse (adjugate).
     const float sxx = mu2[0] - m[0] * m[0], syy = mu2[1] - m[1] * m[1], szz = mu2[2] - m[2] * m[2];
@@ -388,13 +454,35 @@ __device__ __forceinline__ void lbm_collide_entropic(float* f, const float tau0,
     LBM_UNROLL
     for (int j = 0; j < 6; ++j) a0 -= lambda[j] * mu2[j];
 
+    LbmEntropicPolynomial poly;
+    LBM_UNROLL
+    for (int j = 0; j < 6; ++j) poly.lambda[j] = lambda[j];
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) poly.g[k] = g3[k];
+    poly.a0 = a0;
+    return poly;
+}
+
+// Stage 3, the post-collision populations f = E - w + E p (shifted), with the force's second half.
+__device__ __forceinline__ void lbm_entropic_relax(const LbmEntropicCell& cell,
+                                                   const LbmEntropicPolynomial& poly_c,
+                                                   const bool has_force, const float gx,
+                                                   const float gy, const float gz, float* f) {
+    const LbmEntropicState& e = cell.e;
+    const float* a = e.a;
+    const float* s = e.s;
+    const float* lambda = poly_c.lambda;
+    const float* g3 = poly_c.g;
+    const float a0 = poly_c.a0;
+    const float ux = cell.ux, uy = cell.uy, uz = cell.uz;
+    const float rho = 1.0f + cell.drho;
     // Per link, E_q = rho w_q X_q / Z with X_q = exp(b.c_q) a product of the axis factors
     // exp(+-b_k) = 1 + a_k +- s_k, and the polynomial p(c_q) a sum of per-axis parts h_k = lambda_kk
     // -+ g_k, the cross term c_k c_l lambda_kl and a0. The shifted result E - w + E p is then
     //   w inv_z (X (drho + rho p) + (X - 1) - (Z - 1)).
     // Each link's expression names only its non-zero components (a product with a zero or a sum
     // with +0 is not dropped by a compiler that keeps IEEE semantics).
-    const float drho = mom.drho, zm1 = lbm_entropic_zm1(e), inv_z = 9.0f * iz;
+    const float drho = cell.drho, zm1 = lbm_entropic_zm1(e), inv_z = 9.0f * e.inv9z;
     const float ep[3] = {a[0] + s[0], a[1] + s[1], a[2] + s[2]};  // exp(+b_k) - 1
     const float em[3] = {a[0] - s[0], a[1] - s[1], a[2] - s[2]};  // exp(-b_k) - 1
     const float hp[3] = {lambda[0] - g3[0], lambda[1] - g3[1], lambda[2] - g3[2]};  // c_k = +1
@@ -443,6 +531,17 @@ __device__ __forceinline__ void lbm_collide_entropic(float* f, const float tau0,
 #undef LBM_PAIR_X
 #undef LBM_HK
 #undef LBM_EK
+}
+
+// The entropic collision of the shifted populations f, in place. The force enters as F/2 before
+// and after the collision (the same split as Guo's scheme in BGK form: BGK + Guo =
+// E + (1 - omega) (f - E + F/2) + F/2), so f_neq carries no momentum.
+__device__ __forceinline__ void lbm_collide_entropic(float* f, const float tau0, const float cs2_smag,
+                                                     const bool has_force, const float gx,
+                                                     const float gy, const float gz,
+                                                     LbmWallState* wall) {
+    const LbmEntropicCell cell = lbm_entropic_cell(f, tau0, cs2_smag, has_force, gx, gy, gz, wall);
+    lbm_entropic_relax(cell, lbm_entropic_polynomial(cell), has_force, gx, gy, gz, f);
 }
 
 // ---- dispatch by operator ----------------------------------------------------------------------

@@ -65,10 +65,10 @@ def test_cpu_step_matches_numpy_oracle(cpu, cs_smag):
 
 @pytest.mark.parametrize("nx", [17, 18, 40, 44])
 def test_bulk_rows_of_any_length_match_the_oracle(cpu, nx):
-    """The CPU shell runs a row's bulk cells (all but x = 0 and nx - 1 of a periodic box) in
-    chunks of 16 that overlap where the run is not a multiple of 16, and runs shorter than a chunk
-    in a plain loop: runs of 15, 16, 38 and 42 cells, BGK and the entropic operator, each equal the
-    NumPy step to float32 round-off."""
+    """The CPU shell runs a row of a periodic box in chunks of 16 that overlap where the row is
+    not a multiple of 16, the chunks at x = 0 and nx - 1 with the wrapped links, and runs shorter
+    than a chunk in a plain loop: rows of 17, 18, 40 and 44 cells, BGK and the entropic operator,
+    each equal the NumPy step to float32 round-off."""
     rng = np.random.default_rng(nx)
     shape = (2, 2, nx)
     f = _random_state(shape, seed=nx)

@@ -5,9 +5,9 @@
 // vectorize across x (omp simd), and single cells. A fluid cell that is not bulk (next to a wall
 // or an open boundary) is pulled on its own by the general rules into a batch; the batch's
 // collisions, most of the work, then run as one vectorized loop, and its cells are stored and
-// report their forces. The GPU runs the same pieces one cell per thread (lbm_update_cell), as the
-// CPU does for the bulk cells on the grid's x faces (periodic wrap) and the open cells: through
-// the batch they measured slower (docs/performance.md).
+// report their forces. A run reaches x = 0 and nx - 1 where the row is periodic: its chunks there
+// gather the wrapped links. The GPU runs the same pieces one cell per thread (lbm_update_cell), as
+// the CPU does for the open cells.
 #include <omp.h>
 
 #include "cuda_compat.h"
@@ -43,33 +43,43 @@ __forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const
 #undef LBM_PREFETCH
 }
 
-template <int kCollision, bool kForce>
+// kWrap: the chunk holds a cell on an x face of a periodic row (x = 0 or nx - 1), whose x-1 or
+// x+1 neighbour wraps to the row's other end; its x-shifted links are then gathered per lane.
+template <int kCollision, bool kForce, bool kWrap>
 void bulk_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
                 const long long row, const int x0, const int ym, const int y, const int yp,
                 const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
+    const int nx = p.nx;
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) {
         const int x = x0 + i;
-        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
+        const int xm = kWrap ? lbm_wrap(x - 1, nx) : x - 1, xp = kWrap ? lbm_wrap(x + 1, nx) : x + 1;
+        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, xm, x, xp, ym, y, yp, zm, z, zp, kForce);
     }
 }
 
+// The bulk cells x0 <= x < x1 of one row; a run that starts at x = 0 or ends at x = nx wraps.
 template <int kCollision, bool kForce>
 void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
               const long long row, const int x0, const int x1, const int ym, const int y,
               const int yp, const int zm, const int z, const int zp) {
+    const int nx = p.nx;
     if (x1 - x0 >= kChunk) {
         for (int x = x0;;) {
             const int start = x + kChunk <= x1 ? x : x1 - kChunk;
-            bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
+            if (start == 0 || start + kChunk == nx)
+                bulk_chunk<kCollision, kForce, true>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
+            else
+                bulk_chunk<kCollision, kForce, false>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
             if (start + kChunk == x1) return;
             x = (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
         }
     }
 #pragma omp simd
     for (int x = x0; x < x1; ++x) {
-        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
+        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, lbm_wrap(x - 1, nx), x, lbm_wrap(x + 1, nx), ym, y,
+                                         yp, zm, z, zp, kForce);
     }
 }
 
@@ -180,9 +190,9 @@ void step(const float* f_src, float* f_dst, const LbmParams& p) {
             int x = 0;
             while (x < nx) {
                 const unsigned char flag = flags[row + x];
-                if (x > 0 && x < nx - 1 && (flag & FLAG_BULK)) {
+                if (flag & FLAG_BULK) {
                     int end = x + 1;
-                    while (end < nx - 1 && (flags[row + end] & FLAG_BULK)) ++end;
+                    while (end < nx && (flags[row + end] & FLAG_BULK)) ++end;
                     if (p.has_force)
                         bulk_run<kCollision, true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
                     else
