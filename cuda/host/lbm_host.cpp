@@ -6,7 +6,7 @@
 // or an open boundary) is pulled on its own by the general rules into a batch; the batch's
 // collisions, most of the work, then run as one vectorized loop, and its cells are stored and
 // report their forces. A run reaches x = 0 and nx - 1 where the row is periodic: its chunks there
-// gather the wrapped links. The GPU runs the same pieces one cell per thread (lbm_update_cell), as
+// copy their wrapped links into a block first. The GPU runs the same pieces one cell per thread (lbm_update_cell), as
 // the CPU does for the open cells.
 #include <omp.h>
 
@@ -43,20 +43,67 @@ __forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const
 #undef LBM_PREFETCH
 }
 
-// kWrap: the chunk holds a cell on an x face of a periodic row (x = 0 or nx - 1), whose x-1 or
-// x+1 neighbour wraps to the row's other end; its x-shifted links are then gathered per lane.
-template <int kCollision, bool kForce, bool kWrap>
+template <int kCollision, bool kForce>
 void bulk_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
                 const long long row, const int x0, const int ym, const int y, const int yp,
                 const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
-    const int nx = p.nx;
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) {
         const int x = x0 + i;
-        const int xm = kWrap ? lbm_wrap(x - 1, nx) : x - 1, xp = kWrap ? lbm_wrap(x + 1, nx) : x + 1;
-        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, xm, x, xp, ym, y, yp, zm, z, zp, kForce);
+        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
     }
+}
+
+// The kChunk values src_row[x0 - cx + i] of one link's source row, the source x wrapped across
+// the row's ends (at most one lane wraps: x0 = 0 or x0 + kChunk = nx).
+__forceinline__ void pull_wrapped_link(float* __restrict__ out, const float* __restrict__ src_row,
+                                       const int x0, const int cx, const int nx) {
+    const int first = x0 - cx;  // source x of lane 0
+    if (first < 0) {
+        out[0] = src_row[nx - 1];
+        memcpy(out + 1, src_row, (kChunk - 1) * sizeof(float));
+    } else if (first + kChunk > nx) {
+        memcpy(out, src_row + first, (kChunk - 1) * sizeof(float));
+        out[kChunk - 1] = src_row[0];
+    } else {
+        memcpy(out, src_row + first, kChunk * sizeof(float));
+    }
+}
+
+// Collision and store of lane i of a pulled chunk.
+template <int kCollision, bool kForce>
+__forceinline__ void collide_pulled_lane(const float (&pulled)[19][kChunk], float* __restrict__ f_dst,
+                                         const LbmParams& p, const long long row, const int x0, const int i) {
+    const long long S = p.plane_stride;
+    float f[19];
+#define LBM_FROM_PULLED(q, cx, cy, cz, w) f[q] = pulled[q][i];
+    D3Q19_LINKS(LBM_FROM_PULLED)
+#undef LBM_FROM_PULLED
+    lbm_collide<kCollision>(f, p, p.tau_x[x0 + i], kForce, nullptr);
+#define LBM_STORE_PULLED(q, cx, cy, cz, w) f_dst[q * S + row + x0 + i] = f[q];
+    D3Q19_LINKS(LBM_STORE_PULLED)
+#undef LBM_STORE_PULLED
+}
+
+// The chunk at an end of a periodic row (x0 = 0 or x0 + kChunk = nx), whose links from x - 1 or
+// x + 1 wrap to the row's other end: each link's 16 sources are copied into a block (a contiguous
+// run and one wrapped cell), which then collides as one vector loop. (Gathering the wrapped links
+// per lane in the vector loop cost BGK more than the scalar cells it replaced: docs/performance.md.)
+template <int kCollision, bool kForce>
+void wrapped_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
+                   const long long row, const int x0, const int ym, const int y, const int yp,
+                   const int zm, const int z, const int zp) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    alignas(64) float pulled[19][kChunk];
+    const int x = 0, xm = 0, xp = 0;  // LBM_BULK_SOURCE(0, cy, cz) below: the source row's start
+#define LBM_PULL_WRAPPED(q, cx, cy, cz, w) \
+    pull_wrapped_link(pulled[q], f_src + q * S + LBM_BULK_SOURCE(0, cy, cz), x0, cx, p.nx);
+    D3Q19_LINKS(LBM_PULL_WRAPPED)
+#undef LBM_PULL_WRAPPED
+    (void)x, (void)xm, (void)xp;
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) collide_pulled_lane<kCollision, kForce>(pulled, f_dst, p, row, x0, i);
 }
 
 // The bulk cells x0 <= x < x1 of one row; a run that starts at x = 0 or ends at x = nx wraps.
@@ -69,9 +116,9 @@ void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const 
         for (int x = x0;;) {
             const int start = x + kChunk <= x1 ? x : x1 - kChunk;
             if (start == 0 || start + kChunk == nx)
-                bulk_chunk<kCollision, kForce, true>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
+                wrapped_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
             else
-                bulk_chunk<kCollision, kForce, false>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
+                bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
             if (start + kChunk == x1) return;
             x = (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
         }
