@@ -34,13 +34,13 @@ __device__ __forceinline__ float lbm_bouzidi(const float qw, const float f_out, 
 // Incoming population of link (q, c) at fluid cell (x, y, z) from a wall moving tangentially
 // with u_w (the rolling road). The rule pairs q with its mirror link (q with the wall-normal
 // component reversed): f_in(q) = (1 - s) f_out(opp q) - s f_out(mirror q), with
-// s = (E_opp - E_mirror) / (E_opp + E_mirror), E the operator's equilibrium at (1, u_w).
+// s = (E_opp - E_mirror) / (E_opp + E_mirror), E the operator's equilibrium at (1, u_w), which
+// the set-up computes once with this source's own equilibrium (p.wall_feq).
 // A uniform flow at u_w is a fixed point (at any density for the entropic equilibrium), mass is
 // conserved link pair by link pair, and the map is an isometry of the entropic scalar product
 // about that flow: the wall adds no energy to perturbations. Ladd's rule f_out + 6 w c.u_w,
 // which the first-order expansion of this one corrects, feeds the lattice at tau0 -> 1/2
 // (docs/solver.md). Links with c.u_w = 0 and a mirror equal to opp reduce to bounce-back.
-template <int kCollision>
 __device__ __forceinline__ float lbm_moving_wall(const float* __restrict__ f_src, const LbmParams& p,
                                                  const long long n, const int q, const int cx,
                                                  const int cy, const int cz, const int x,
@@ -58,14 +58,8 @@ __device__ __forceinline__ float lbm_moving_wall(const float* __restrict__ f_src
         return f_out;  // no tangential partner (a link along the normal, or an edge): bounce back
     }
     const int mir = LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)];
-    float e_w[19];
-    lbm_equilibrium<kCollision>(e_w, 1.0f, p.wall_ux, p.wall_uy, p.wall_uz);
     const float w = q <= 6 ? LBM_W1 : LBM_W2;  // opp and mirror have q's weight
-    float e_opp = 0.0f, e_mir = 0.0f;
-    for (int l = 0; l < 19; ++l) {  // fixed indices for the GPU's registers
-        if (l == opp) e_opp = e_w[l] + w;
-        if (l == mir) e_mir = e_w[l] + w;
-    }
+    const float e_opp = p.wall_feq[opp] + w, e_mir = p.wall_feq[mir] + w;
     const float s = (e_opp - e_mir) / (e_opp + e_mir);
     return (1.0f - s) * f_out - s * f_src[mir * S + n] - 2.0f * s * w;  // shifted populations
 }
@@ -86,7 +80,7 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
     const int opp = LBM_OPP(q);
     const float f_out = f_src[opp * S + n];
     const int type = src_flag & FLAG_TYPE_MASK;
-    if (type == FLAG_MOVING) return lbm_moving_wall<kCollision>(f_src, p, n, q, cx, cy, cz, x, y, z);
+    if (type == FLAG_MOVING) return lbm_moving_wall(f_src, p, n, q, cx, cy, cz, x, y, z);
     if (type == FLAG_FREESLIP) {
         // Specular reflection: flip the components whose axis neighbour is a free-slip wall; the
         // mirrored population left the cell x - c_tangential.

@@ -69,6 +69,8 @@ __constant__ int LBM_LINK_OF[27] = {
                                        exchange, pressure, viscous (lbm_cell.cuh) */        \
     X(const float*, link_q)         /* [18 k] wall fraction of each slot's links */          \
     X(const float*, slot_area)      /* [3 k] area vector of the body surface at each slot */ \
+    X(const float*, wall_feq)       /* [19] the operator's equilibrium at density 1 and the \
+                                       moving walls' velocity, shifted (lbm_moving_wall) */ \
     X(int, nx)                                                                               \
     X(int, ny)                                                                               \
     X(int, nz)                                                                               \

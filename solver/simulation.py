@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -93,6 +94,7 @@ class Simulation:
                                          link_q if interpolated else None, frontal, u.length_m)
         check_fidelity(case, self.fidelity)
         self.collision = lattice.COLLISIONS[collision_operator(case.resolution)]
+        wall_u = (u.u_lattice, 0.0, 0.0)  # the rolling road moves with the free stream
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],
@@ -106,14 +108,14 @@ class Simulation:
             "cell_force": backend.zeros((n_slots, 3, 3), np.float32),
             "link_q": backend.asarray(link_q),
             "slot_area": backend.zeros((n_slots, 3), np.float32),
+            "wall_feq": self._equilibrium_at(wall_u),
             "nx": self.grid.nx, "ny": self.grid.ny, "nz": self.grid.nz,
             "interpolated": int(interpolated),
             "has_force": int(any(v != 0.0 for v in self.body_accel_lattice)),
             "cs2_smag": float(case.resolution.smagorinsky_cs) ** 2,
             "inlet_relax": INLET_RELAX_CROSSINGS / (math.sqrt(3.0) * self.grid.nx),
             "gx": self.body_accel_lattice[0], "gy": self.body_accel_lattice[1], "gz": self.body_accel_lattice[2],
-            # the rolling road moves with the free stream
-            "wall_ux": u.u_lattice, "wall_uy": 0.0, "wall_uz": 0.0,
+            "wall_ux": wall_u[0], "wall_uy": wall_u[1], "wall_uz": wall_u[2],
         }
         self.params: KernelParams = pack_params(self._param_values, backend.address)
         self.surface_area_missed = float("nan")  # share of the attached surface no slot stands for
@@ -131,6 +133,14 @@ class Simulation:
         self._moments = backend.zeros((4 * n,), np.float32)
         self.step_count = 0
         self._initialise()
+
+    def _equilibrium_at(self, u_lattice: tuple[float, float, float]) -> Any:
+        """The operator's equilibrium populations (shifted, on the device) at density 1 and
+        velocity u_lattice, by the kernels' own initialisation: the moving-wall rule's weights."""
+        moments = np.asarray((1.0, *u_lattice), np.float32)  # rho, ux, uy, uz of one cell
+        feq = self.backend.zeros((lattice.Q,), np.float32)
+        self.backend.init_equilibrium(feq, self.backend.asarray(moments), 1, 1, self.collision)
+        return feq
 
     # ---- state ------------------------------------------------------------------------------
     def _initialise(self) -> None:
