@@ -41,14 +41,18 @@
 
 // u+ = |u_t| / u_tau from Spalding's law at Re_y = |u_t| y / nu: the root of
 // F(u+) = u+ (u+ + g(u+)) - Re_y, g the bracketed term times exp(-kappa B). F is convex and
-// increasing for u+ > 0, so Newton's method from any positive start converges; the start
-// min(sqrt(Re_y), ln(Re_y) / kappa + B) is within a few u+ of the root, and seven steps reach
-// float32 round-off for Re_y in 1e-3 .. 1e8 (tests/test_wall_model.py).
+// increasing for u+ > 0, so Newton's method from any positive start converges. The start is the
+// smaller of the viscous sublayer's sqrt(Re_y) and the log law's u+ = ln(Re_y / u+) / kappa + B
+// after one fixed-point step from u+ = ln(Re_y) / kappa + B; from it four Newton steps reach
+// 3e-13 of the root for Re_y in 1e-3 .. 1e8 (float64; seven steps from the log law's first guess
+// reached 4e-7), below float32's round-off.
 __device__ __forceinline__ float lbm_spalding_u_plus(const float re_y) {
     const float e_kb = expf(-LBM_KAPPA * LBM_LOG_B);
-    float up = fminf(sqrtf(re_y), logf(fmaxf(re_y, 1.0f)) * (1.0f / LBM_KAPPA) + LBM_LOG_B);
+    const float ln_re = logf(fmaxf(re_y, 1.0f));
+    const float up_log = (ln_re - logf(ln_re * (1.0f / LBM_KAPPA) + LBM_LOG_B)) * (1.0f / LBM_KAPPA) + LBM_LOG_B;
+    float up = fminf(sqrtf(re_y), up_log);
     LBM_UNROLL
-    for (int it = 0; it < 7; ++it) {
+    for (int it = 0; it < 4; ++it) {
         const float ku = fminf(LBM_KAPPA * up, 30.0f);
         const float ex = expf(ku);
         const float poly2 = 1.0f + ku + 0.5f * ku * ku;
