@@ -27,6 +27,7 @@ from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
 from solver.config import CaseConfig, collision_operator, load_case
 from solver.errors import SlipstreamError
+from solver.pipe import pipe_statistics
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
 from solver.simulation import Simulation
@@ -177,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
             result = runner.run()
         finally:
             progress.close()
-        info = write_run_files(out, case, sim, result, backend)
+        pipe = (pipe_statistics(sim, result.best_fields, case.geometry.pipe.radius_m / u.dx_m).as_dict()
+                if case.geometry.source == "pipe" and sim.body_accel_lattice[0] > 0 else None)
+        info = write_run_files(out, case, sim, result, backend, pipe)
         if surface_mesh is not None:
             surface = surface_pressure(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
             shear = surface_shear(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
@@ -201,6 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
+    if "friction_factor" in info:
+        mckeon = info["friction_factor_mckeon"]
+        log.info("Darcy f %.4g (McKeon %s)  Re_D %.4g  Re_tau %.4g  steps %d  %s  %.1f MLUPs  -> %s",
+                 info["friction_factor"], f"{mckeon:.4g}" if mckeon is not None else "-", info["re_d"],
+                 info["re_tau"], info["steps"], _convergence(info), info["mlups"], out)
+        return 0
     if case.flow.reynolds_tau is not None:
         log.info("Cf %.4g (Dean %.4g)  Re_tau %.4g  Re_bulk %.4g  steps %d  %s  %.1f MLUPs  -> %s",
                  info["cf"], info["cf_dean"], info["re_tau"], info["re_bulk"], info["steps"],

@@ -4,18 +4,15 @@ factor of cases/pipe.yaml (wall-modelled LES) beside McKeon et al. (2005)'s corr
 
     python benchmarks/pipe_friction.py [key=value ...]    # overrides of cases/pipe.yaml
 
-The flow is driven at a fixed mean pressure gradient g, so once statistically steady the wall
-stress balances it, tau_w = rho g R / 2 (u_tau = sqrt(g R / 2)); the outcome is the bulk
-velocity U_b, the mean of the time-averaged axial velocity over the bore's cells, and with it
-f = 8 (u_tau / U_b)^2 and Re_D = U_b D / nu. McKeon et al. (2005, J. Fluid Mech. 538, 429):
-1 / sqrt(f) = 1.930 log10(Re_D sqrt(f)) - 0.537, solved for f at the measured Re_D. Ends with
+The flow is driven at a fixed mean pressure gradient g; solver/pipe.py turns the bulk velocity
+into the Darcy friction factor (the force balance tau_w = rho g R / 2, f = 8 (u_tau / U_b)^2) and
+gives McKeon et al. (2005)'s f at the measured Re_D beside it. Ends with
 one JSON line.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 import time
 from pathlib import Path
@@ -25,17 +22,10 @@ sys.path.insert(0, str(ROOT))
 
 from solver.backends import select_backend  # noqa: E402
 from solver.config import load_case  # noqa: E402
+from solver.pipe import pipe_statistics  # noqa: E402
 from solver.run import Runner  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
-
-
-def mckeon_friction_factor(re_d: float) -> float:
-    """Darcy f from 1/sqrt(f) = 1.930 log10(Re_D sqrt(f)) - 0.537 (fixed-point iteration)."""
-    f = 0.02
-    for _ in range(100):
-        f = (1.930 * math.log10(re_d * math.sqrt(f)) - 0.537) ** -2
-    return f
 
 
 def main() -> int:
@@ -46,18 +36,11 @@ def main() -> int:
     result = Runner(sim).run()
     wall_s = time.perf_counter() - t0
     u = sim.units
-    radius_m = case.geometry.pipe.radius_m
-    g = case.flow.body_accel_m_s2[0]
-    nu = case.flow.nu_m2_s
-    u_tau = math.sqrt(g * radius_m / 2)
-    ux_m_s = result.best_fields.velocity[0] * u.velocity_scale
-    u_bulk = float(ux_m_s[sim.fluid_mask].mean())
-    re_d = u_bulk * 2 * radius_m / nu
-    f = 8 * (u_tau / u_bulk) ** 2
-    f_ref = mckeon_friction_factor(re_d)
-    out = {"benchmark": "pipe_friction", "overrides": sys.argv[1:], "cells_per_radius": radius_m / u.dx_m,
+    stats = pipe_statistics(sim, result.best_fields, case.geometry.pipe.radius_m / u.dx_m)
+    f, f_ref, re_d = stats.friction_factor, stats.friction_factor_mckeon, stats.re_d
+    out = {"benchmark": "pipe_friction", "overrides": sys.argv[1:], "cells_per_radius": case.geometry.pipe.radius_m / u.dx_m,
            "grid_zyx": list(sim.grid.shape_zyx), "steps": result.steps, "averaged_steps": result.averaged_steps,
-           "re_tau": u_tau * radius_m / nu, "u_bulk_over_u_tau": u_bulk / u_tau, "re_d": re_d,
+           "re_tau": stats.re_tau, "u_bulk_over_u_tau": stats.u_bulk / stats.u_tau, "re_d": re_d,
            "friction_factor": f, "friction_factor_mckeon": f_ref, "error": f / f_ref - 1,
            "wall_seconds": wall_s, "mlups": result.mlups, "backend": backend.describe()}
     print(f"pipe at {out['cells_per_radius']:.0f} cells per radius, Re_tau {out['re_tau']:.0f}: "

@@ -10,11 +10,11 @@
 #include "lbm_wall_model.cuh"
 
 // Index of the cell a bulk cell pulls link (cx, cy, cz) from, from the names xm, x, xp, ym, y, yp,
-// zm, z, zp (source coordinates x-1, x, x+1, ... with periodic wrap applied), nx and nxy in scope.
-#define LBM_BULK_SOURCE(cx, cy, cz)                                   \
-    (((cx) > 0 ? xm : ((cx) < 0 ? xp : x)) +                          \
-     nx * ((cy) > 0 ? ym : ((cy) < 0 ? yp : y)) +                     \
-     nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z)))
+// zm, z, zp (source coordinates x-1, x, x+1, ... with periodic wrap applied), nx and nxy in scope;
+// LBM_BULK_ROW is the start of its row.
+#define LBM_BULK_ROW(cy, cz) \
+    (nx * ((cy) > 0 ? ym : ((cy) < 0 ? yp : y)) + nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z)))
+#define LBM_BULK_SOURCE(cx, cy, cz) (((cx) > 0 ? xm : ((cx) < 0 ? xp : x)) + LBM_BULK_ROW(cy, cz))
 
 // A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
 // x-1, x, x+1 with periodic wrap already applied.

@@ -26,11 +26,13 @@ def _finite(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
+def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
+            flow_statistics: dict | None = None) -> dict:
     """The run's figures for summary.json (forces in N, the rest as named): Cd and Cl by momentum
     exchange, their pressure and friction parts integrated over the body's surface (None without
     one), the resolution, and the fidelity figures of the set-up; for a channel
-    (flow.reynolds_tau) its skin friction and Reynolds numbers (solver/channel.py)."""
+    (flow.reynolds_tau) its skin friction and Reynolds numbers (solver/channel.py); then
+    flow_statistics, the figures of a flow the caller knows more of (a pipe: solver/pipe.py)."""
     u = sim.units
     force_n = result.force_mean_lattice * u.force_scale_n
     channel = (channel_statistics(sim, result.best_fields).as_dict()
@@ -72,6 +74,7 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
         "min_gap_cells": case.resolution.min_gap_cells,
         **sim.fidelity.as_dict(),
         **channel,
+        **(flow_statistics or {}),
     }
 
 
@@ -146,9 +149,11 @@ def check_output_folder(out: Path) -> None:
         raise OutputError(f"cannot write into '{parent}': choose another --out folder")
 
 
-def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend) -> dict:
-    """config.yaml, forces.csv and summary.json; returns the summary."""
-    info = summary(case, sim, result, backend)
+def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
+                    flow_statistics: dict | None = None) -> dict:
+    """config.yaml, forces.csv and summary.json (with flow_statistics, see summary); returns the
+    summary."""
+    info = summary(case, sim, result, backend, flow_statistics)
     write_text(out / "config.yaml", to_yaml(case))
     write_text(out / "forces.csv", forces_csv(sim, result))
     write_text(out / "summary.json", json.dumps(info, indent=2) + "\n")

@@ -96,12 +96,10 @@ void wrapped_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, c
                    const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     alignas(64) float pulled[19][kChunk];
-    const int x = 0, xm = 0, xp = 0;  // LBM_BULK_SOURCE(0, cy, cz) below: the source row's start
 #define LBM_PULL_WRAPPED(q, cx, cy, cz, w) \
-    pull_wrapped_link(pulled[q], f_src + q * S + LBM_BULK_SOURCE(0, cy, cz), x0, cx, p.nx);
+    pull_wrapped_link(pulled[q], f_src + q * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
     D3Q19_LINKS(LBM_PULL_WRAPPED)
 #undef LBM_PULL_WRAPPED
-    (void)x, (void)xm, (void)xp;
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) collide_pulled_lane<kCollision, kForce>(pulled, f_dst, p, row, x0, i);
 }
