@@ -221,6 +221,18 @@ __device__ __forceinline__ float lbm_entropic_zm1(const LbmEntropicState& e) {
            (1.0f / 9.0f);
 }
 
+// Second moments of E / rho, sum c_a c_b E / rho (xx, yy, zz, xy, xz, yz), from the entropic state.
+__device__ __forceinline__ void lbm_entropic_mu2(const LbmEntropicState& e, float* mu2) {
+    const float iz = e.inv9z;
+    const float c[3] = {1.0f + e.a[0], 1.0f + e.a[1], 1.0f + e.a[2]};  // cosh b_k
+    mu2[0] = c[0] * (1.0f + c[1] + c[2]) * iz;
+    mu2[1] = c[1] * (1.0f + c[0] + c[2]) * iz;
+    mu2[2] = c[2] * (1.0f + c[0] + c[1]) * iz;
+    mu2[3] = e.s[0] * e.s[1] * iz;
+    mu2[4] = e.s[0] * e.s[2] * iz;
+    mu2[5] = e.s[1] * e.s[2] * iz;
+}
+
 // Shifted entropic equilibrium populations E_q - w_q for density rho and velocity u:
 // E_q - w_q = w_q (drho X_q + (X_q - 1) - (Z - 1)) / Z with X_q = exp(b.c_q), drho = rho - 1.
 __device__ __forceinline__ void lbm_equilibrium_entropic(float* feq, const float rho, const float ux,
@@ -320,12 +332,8 @@ __device__ __forceinline__ LbmEntropicCell lbm_entropic_cell(const float* f, con
     cell.e = lbm_entropic_state(ux, uy, uz);
     const LbmEntropicState& e = cell.e;
     const float iz = e.inv9z;  // 1 / (9 Z)
-    const float c[3] = {1.0f + e.a[0], 1.0f + e.a[1], 1.0f + e.a[2]};  // cosh b_k
-    const float* s = e.s;                                              // sinh b_k
-    // Second moments of E / rho (xx, yy, zz, xy, xz, yz).
-    const float mu2[6] = {c[0] * (1.0f + c[1] + c[2]) * iz, c[1] * (1.0f + c[0] + c[2]) * iz,
-                          c[2] * (1.0f + c[0] + c[1]) * iz, s[0] * s[1] * iz, s[0] * s[2] * iz,
-                          s[1] * s[2] * iz};
+    float mu2[6];
+    lbm_entropic_mu2(e, mu2);
     // The diagonal uses mu_kk - 1/3 = (2 a_k + 2/3 a_k (a_l + a_m) - 1/3 a_l a_m) / (9 Z) to keep
     // float32 precision at small u (f is stored less w, whose second moment is delta / 3).
     const float* a = e.a;
@@ -382,9 +390,8 @@ __device__ __forceinline__ LbmEntropicPolynomial lbm_entropic_polynomial(const L
     // (c_k c_k c_l c_l). On D3Q19 c_k^3 = c_k, and no link has three non-zero components.
     const float m[3] = {s[0] * (1.0f + c[1] + c[2]) * iz, s[1] * (1.0f + c[0] + c[2]) * iz,
                         s[2] * (1.0f + c[0] + c[1]) * iz};
-    const float mu2[6] = {c[0] * (1.0f + c[1] + c[2]) * iz, c[1] * (1.0f + c[0] + c[2]) * iz,
-                          c[2] * (1.0f + c[0] + c[1]) * iz, s[0] * s[1] * iz, s[0] * s[2] * iz,
-                          s[1] * s[2] * iz};
+    float mu2[6];
+    lbm_entropic_mu2(e, mu2);
     const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
     const float tyyz = c[1] * s[2] * iz, tzzx = c[2] * s[0] * iz, tzzy = c[2] * s[1] * iz;
     const float qxy = c[0] * c[1] * iz, qxz = c[0] * c[2] * iz, qyz = c[1] * c[2] * iz;

@@ -121,10 +121,15 @@ void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const 
             x = (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
         }
     }
+    if (x0 == 0 || x1 == nx) {  // a short periodic row: its ends' neighbours wrap
+        for (int x = x0; x < x1; ++x)
+            lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, lbm_wrap(x - 1, nx), x, lbm_wrap(x + 1, nx),
+                                             ym, y, yp, zm, z, zp, kForce);
+        return;
+    }
 #pragma omp simd
     for (int x = x0; x < x1; ++x) {
-        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, lbm_wrap(x - 1, nx), x, lbm_wrap(x + 1, nx), ym, y,
-                                         yp, zm, z, zp, kForce);
+        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
     }
 }
 
