@@ -69,6 +69,9 @@ __constant__ int LBM_LINK_OF[27] = {
                                        exchange, pressure, viscous (lbm_cell.cuh) */        \
     X(const float*, link_q)         /* [18 k] wall fraction of each slot's links */          \
     X(const float*, slot_area)      /* [3 k] area vector of the body surface at each slot */ \
+    X(const float*, slot_wall)      /* [5 k] the body's wall at each slot for the wall      \
+                                       model: unit normal into the fluid, distance from the \
+                                       cell centre, area (cells; solver/wall_geometry.py) */ \
     X(const float*, wall_feq)       /* [19] the operator's equilibrium at density 1 and the \
                                        moving walls' velocity, shifted (lbm_moving_wall) */ \
     X(int, nx)                                                                               \
@@ -79,6 +82,7 @@ __constant__ int LBM_LINK_OF[27] = {
     X(int, collision)               /* LBM_COLLISION_BGK or LBM_COLLISION_ENTROPIC */        \
     X(int, wall_model)              /* LBM_WALL_NONE or LBM_WALL_LOGLAW (lbm_wall_model.cuh) */ \
     X(int, wall_sample)             /* the wall model reads the velocity this many cells out */ \
+    X(int, wall_body_rule)          /* LBM_WALL_BODY_FACES or LBM_WALL_BODY_SURFACE */      \
     X(float, nu_lattice)            /* molecular kinematic viscosity, for the wall model */  \
     X(float, cs2_smag)              /* Smagorinsky constant squared; 0: no subgrid model */  \
     X(float, inlet_relax)           /* rate the inlet density follows its neighbour's */     \

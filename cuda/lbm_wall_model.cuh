@@ -36,6 +36,11 @@
 #define LBM_WALL_NONE 0
 #define LBM_WALL_LOGLAW 1
 
+// How the wall model treats the body (walls.body_rule): per voxel face (the groups below) or about
+// the true surface (lbm_wall_body).
+#define LBM_WALL_BODY_FACES 0
+#define LBM_WALL_BODY_SURFACE 1
+
 #define LBM_KAPPA 0.41f
 #define LBM_LOG_B 5.2f
 
@@ -200,6 +205,148 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
     }
 }
 
+// The body's wall: one rule for all the cell's body links, whatever their directions, about the
+// true surface (docs/solver.md, "Wall model on bodies"). wall: the slot's unit normal n into the
+// fluid and the distance d of the cell centre from the surface (cells; solver/wall_geometry.py
+// fits them to the links' wall points); wall[4] > 0 marks a cell with links into the body.
+// 1. The input: the speed |u_t| tangential to n of the cell round((walls.sample_cells - 1) n)
+//    away, at its distance d + offset . n from the wall, gives u_tau by Spalding's law; the
+//    stress acts along t, the direction of the cell's own tangential velocity.
+// 2. The links' viscous exchange g: their no-slip exchange (halfway or interpolated bounce-back)
+//    less that of the cell's own equilibrium state, 2 w_q (drho + 9/2 (c_q . u)^2 - 3/2 u^2) per
+//    link: its pressure and the momentum flux rho u u of the flow past the links, which the
+//    cells of a staircase share out in pieces that cancel along the wall (a cell with one link
+//    along n - c hands a tenth of rho u^2 across the flow, a hundred times the wall stress on
+//    a car). The modelled exchange keeps g's part along n and scales its tangential part by
+//    (1 - lambda), lambda set so its part along t is -tau_w A_t; lambda = 0 where the no-slip
+//    rule alone hands the fluid less (a viscous sublayer the grid resolves). This is the blend
+//    of the flat walls (above) for a surface at any angle: there the blend scales the tangential
+//    exchange between no slip and specular reflection, which only a wall along a grid plane has.
+// 3. The change d = -lambda g_tangential goes in through the moving-wall term of a slip velocity
+//    u_s in the links' no-slip rule (Bouzidi et al. 2001's wall-velocity term, 6 w_q rho beta_q
+//    c_q . u_s, beta_q = 1/(2 q_w) for q_w >= 1/2, else 1; the wall-function bounce-back of Han,
+//    Wang & Asmuth 2021 and Asmuth et al. 2021, Phys. Fluids 33, 105111, on walls along the
+//    grid), whose exchange is K u_s, K = 6 rho sum w_q beta_q c_q c_q: u_s = K^-1 d where the
+//    links span three directions (det K / (tr K / 3)^3 >= 0.13 over the cells' link sets, 0 for
+//    those that do not: told apart at 0.01). The mass the term adds, 6 rho sum_q w_q beta_q c_q .
+//    u_s, comes from the cell's rest population, which exchanges no momentum. A cell whose links
+//    span a plane or a line cannot change its tangential exchange alone through them: it takes
+//    d as momentum on all its populations, 3 w_q c_q . d (no mass).
+// A_t is the cell's share of the wall for stress along t: its links weighted by (c . t)^2 over
+// what a plane with normal n has of them per unit area (a direction c crosses a plane at |c . n|
+// links per unit area), so the shares add up along a plane to its area whatever its orientation.
+// Returns the links it took; adds their momentum to force and the modelled shear force on the
+// body (the tangential part of the modelled exchange) to friction.
+template <int kCollision>
+__device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ f_src,
+                                                      const float* __restrict__ q_links,
+                                                      const LbmParams& p, const long long n,
+                                                      const int x, const int y, const int z,
+                                                      const float* wall, const float rho,
+                                                      const float* u_own, float* f, float* force,
+                                                      float* friction) {
+    if (!(wall[4] > 0.0f)) return 0u;
+    const float nrm[3] = {wall[0], wall[1], wall[2]};
+    const float h = (float)(p.wall_sample - 1);
+    const int off[3] = {(int)floorf(h * nrm[0] + 0.5f), (int)floorf(h * nrm[1] + 0.5f),
+                        (int)floorf(h * nrm[2] + 0.5f)};
+    float u[3], y_offset;
+    lbm_wall_sample<kCollision>(f_src, p, x, y, z, off, nrm, u_own, u, &y_offset);
+    const float un = u[0] * nrm[0] + u[1] * nrm[1] + u[2] * nrm[2];
+    const float u_t = sqrtf(fmaxf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] - un * un, 0.0f));
+    const float on = u_own[0] * nrm[0] + u_own[1] * nrm[1] + u_own[2] * nrm[2];
+    float t[3] = {u_own[0] - on * nrm[0], u_own[1] - on * nrm[1], u_own[2] - on * nrm[2]};
+    const float t_norm = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+    if (!(u_t > 1e-12f) || !(t_norm > 1e-12f)) return 0u;
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) t[k] /= t_norm;
+    const float y_in = fmaxf(wall[3], 0.05f) + y_offset;
+    const float u_tau = u_t / lbm_spalding_u_plus(u_t * y_in / p.nu_lattice);
+
+    // Per body link: the viscous exchange g, the share of the wall, and K (xx, yy, zz, xy, xz, yz).
+    const long long S = p.plane_stride;
+    const float drho = rho - 1.0f;
+    const float usq15 = 1.5f * (u_own[0] * u_own[0] + u_own[1] * u_own[1] + u_own[2] * u_own[2]);
+    float g[3] = {0.0f, 0.0f, 0.0f}, cap = 0.0f, cap_plane = 0.0f;
+    float km[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    float beta[19];
+    unsigned int links = 0u;
+#define LBM_BODY_LINK(q, cx, cy, cz, w)                                                              \
+    if (q > 0) {                                                                                     \
+        const float ct = LBM_CV(cx, t[0]) + LBM_CV(cy, t[1]) + LBM_CV(cz, t[2]);                     \
+        const float cn = LBM_CV(cx, nrm[0]) + LBM_CV(cy, nrm[1]) + LBM_CV(cz, nrm[2]);               \
+        if (cn > 0.0f) cap_plane += (w) * cn * ct * ct;                                              \
+        const unsigned char sf = p.flags[lbm_index(p, x - (cx), y - (cy), z - (cz))];                \
+        if ((sf & FLAG_BODY) && lbm_is_wall(sf)) {                                                   \
+            links |= 1u << q;                                                                        \
+            cap += (w) * ct * ct;                                                                    \
+            const float qw = q_links ? q_links[q - 1] : 0.0f;                                        \
+            const bool bouzidi = qw >= 0.5f ||                                                       \
+                (qw > 0.0f && (p.flags[lbm_index(p, x + (cx), y + (cy), z + (cz))] & FLAG_TYPE_MASK) == FLAG_FLUID); \
+            beta[q] = bouzidi && qw >= 0.5f ? 0.5f / qw : 1.0f;                                      \
+            const float wb = 6.0f * rho * (w) * beta[q];                                             \
+            km[0] += (cx) ? wb : 0.0f;                                                               \
+            km[1] += (cy) ? wb : 0.0f;                                                               \
+            km[2] += (cz) ? wb : 0.0f;                                                               \
+            km[3] += LBM_CV((cx) * (cy), wb);                                                        \
+            km[4] += LBM_CV((cx) * (cz), wb);                                                        \
+            km[5] += LBM_CV((cy) * (cz), wb);                                                        \
+            const float cu = LBM_CV(cx, u_own[0]) + LBM_CV(cy, u_own[1]) + LBM_CV(cz, u_own[2]);     \
+            const float ex = f[q] + f_src[LBM_OPP(q) * S + n] - 2.0f * (w) * (drho + 4.5f * cu * cu - usq15); \
+            g[0] += LBM_CV(cx, ex);                                                                  \
+            g[1] += LBM_CV(cy, ex);                                                                  \
+            g[2] += LBM_CV(cz, ex);                                                                  \
+        }                                                                                            \
+    }
+    D3Q19_LINKS(LBM_BODY_LINK)
+#undef LBM_BODY_LINK
+    const float target = -rho * u_tau * u_tau * cap / fmaxf(cap_plane, 1e-12f);  // the fluid's gain along t
+    const float g_t = g[0] * t[0] + g[1] * t[1] + g[2] * t[2];
+    const float lambda = g_t < target ? 1.0f - target / g_t : (cap > 0.0f ? 0.0f : 1.0f);
+    const float g_n = g[0] * nrm[0] + g[1] * nrm[1] + g[2] * nrm[2];
+    float d[3];
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) d[k] = -lambda * (g[k] - g_n * nrm[k]);
+    // adj K as (xx, yy, zz, xy, xz, yz); K's rows are (k0 k3 k4), (k3 k1 k5), (k4 k5 k2).
+    const float adj[6] = {km[1] * km[2] - km[5] * km[5], km[0] * km[2] - km[4] * km[4],
+                          km[0] * km[1] - km[3] * km[3], km[4] * km[5] - km[3] * km[2],
+                          km[3] * km[5] - km[4] * km[1], km[3] * km[4] - km[0] * km[5]};
+    const float det = km[0] * adj[0] + km[3] * adj[3] + km[4] * adj[4];
+    const float scale = (km[0] + km[1] + km[2]) * (1.0f / 3.0f);
+    if (det > 0.01f * scale * scale * scale) {
+        const float inv_det = 1.0f / det;
+        const float u_s[3] = {(adj[0] * d[0] + adj[3] * d[1] + adj[4] * d[2]) * inv_det,
+                              (adj[3] * d[0] + adj[1] * d[1] + adj[5] * d[2]) * inv_det,
+                              (adj[4] * d[0] + adj[5] * d[1] + adj[2] * d[2]) * inv_det};
+        float added = 0.0f;
+#define LBM_BODY_SLIP(q, cx, cy, cz, w)                                                          \
+    if (links & (1u << q)) {                                                                     \
+        const float df = 6.0f * (w) * beta[q] * rho *                                            \
+                         (LBM_CV(cx, u_s[0]) + LBM_CV(cy, u_s[1]) + LBM_CV(cz, u_s[2]));          \
+        f[q] += df;                                                                              \
+        added += df;                                                                             \
+    }
+        D3Q19_LINKS(LBM_BODY_SLIP)
+#undef LBM_BODY_SLIP
+        f[0] -= added;
+    } else {
+#define LBM_BODY_MOMENTUM(q, cx, cy, cz, w) \
+    f[q] += 3.0f * (w) * (LBM_CV(cx, d[0]) + LBM_CV(cy, d[1]) + LBM_CV(cz, d[2]));
+        D3Q19_LINKS(LBM_BODY_MOMENTUM)
+#undef LBM_BODY_MOMENTUM
+    }
+    float e[3];  // the modelled exchange, the fluid's gain; the body takes the opposite
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) {
+        force[k] -= d[k];
+        e[k] = g[k] + d[k];
+    }
+    const float e_n = e[0] * nrm[0] + e[1] * nrm[1] + e[2] * nrm[2];
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) friction[k] -= e[k] - e_n * nrm[k];
+    return links;
+}
+
 // Apply the wall model to the fluid cell (x, y, z), whose incoming populations f were pulled with
 // the no-slip rules (and whose body links added their momentum to force). Each wall face of the
 // cell is a group of its own, with its own normal and wall velocity (a cell between two walls
@@ -207,16 +354,22 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
 // voxel faces of a surface with unit normal n (the slot's area vector, where the cell has one)
 // add up to sum_k |n_k| times its area, so each body face stands for |n_k| / sum_k |n_k| of one:
 // the modelled shear force over a slanted surface is that of its true area. Links that reach the
-// wall only diagonally (a convex edge) keep the no-slip rule. Returns false where the cell
-// touches no no-slip or moving wall across a face; else writes to friction the wall shear force
-// its body faces hand to the body.
+// wall only diagonally (a convex edge) keep the no-slip rule. With walls.body_rule = surface the
+// body's links take lbm_wall_body's rule instead (wall: the slot's wall geometry, null where the
+// cell reports for no body) and its voxel faces are no groups. Returns false where the cell
+// touches no no-slip or moving wall across a face (and, with the surface rule, reports for no
+// body); else writes to friction the wall shear force its body faces or links hand to the body.
 template <int kCollision>
 __device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_src,
                                                   const float* __restrict__ q_links,
                                                   const float* __restrict__ area,
+                                                  const float* __restrict__ wall,
                                                   const LbmParams& p, const long long n, const int x,
                                                   const int y, const int z, float* f, float* force,
                                                   float* friction) {
+    // walls.body_rule = surface: the body's links take lbm_wall_body's rule about the true surface,
+    // the faces of its voxels no group of their own.
+    const bool surface = p.wall_body_rule == LBM_WALL_BODY_SURFACE && wall;
     // wall_lo[k] / wall_hi[k]: the face of the cell on the -k / +k side is a wall (1), moving (2)
     // or the body (3); 0 for fluid.
     int wall_lo[3], wall_hi[3];
@@ -227,17 +380,22 @@ __device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_sr
                                      p.flags[lbm_index(p, x, y, z + 1)]};
         LBM_UNROLL
         for (int k = 0; k < 3; ++k) {
-            wall_lo[k] = !lbm_is_wall(lo[k]) ? 0 : (lo[k] & FLAG_BODY) ? 3 : 1 + ((lo[k] & FLAG_TYPE_MASK) == FLAG_MOVING);
-            wall_hi[k] = !lbm_is_wall(hi[k]) ? 0 : (hi[k] & FLAG_BODY) ? 3 : 1 + ((hi[k] & FLAG_TYPE_MASK) == FLAG_MOVING);
+            wall_lo[k] = !lbm_is_wall(lo[k]) ? 0 : (lo[k] & FLAG_BODY) ? (surface ? 0 : 3) : 1 + ((lo[k] & FLAG_TYPE_MASK) == FLAG_MOVING);
+            wall_hi[k] = !lbm_is_wall(hi[k]) ? 0 : (hi[k] & FLAG_BODY) ? (surface ? 0 : 3) : 1 + ((hi[k] & FLAG_TYPE_MASK) == FLAG_MOVING);
         }
     }
-    if (!(wall_lo[0] | wall_lo[1] | wall_lo[2] | wall_hi[0] | wall_hi[1] | wall_hi[2])) return false;
+    const bool faces = wall_lo[0] | wall_lo[1] | wall_lo[2] | wall_hi[0] | wall_hi[1] | wall_hi[2];
+    const bool body = surface && wall[4] > 0.0f;
+    if (!faces && !surface) return false;
+    friction[0] = friction[1] = friction[2] = 0.0f;
+    if (!faces && !body) return true;  // a reporting cell off the body's links: no shear of its own
     float rho, u_own[3];
     lbm_sample_velocity<kCollision>(f_src, p, n, &rho, u_own);
     // The body's surface normal, for the share of each voxel face.
     const float a_l1 = area ? fabsf(area[0]) + fabsf(area[1]) + fabsf(area[2]) : 0.0f;
-    unsigned int taken = 0u;
-    friction[0] = friction[1] = friction[2] = 0.0f;
+    unsigned int taken = body ? lbm_wall_body<kCollision>(f_src, q_links, p, n, x, y, z, wall, rho, u_own,
+                                                          f, force, friction)
+                              : 0u;
     LBM_UNROLL
     for (int k = 0; k < 3; ++k) {
         LBM_UNROLL

@@ -26,6 +26,7 @@ INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
 WALL_MODELS = ("none", "loglaw")
+WALL_BODY_RULES = ("faces", "surface")
 AXES = ("x", "y", "z")
 
 
@@ -92,6 +93,7 @@ class ResolutionConfig:
 class WallsConfig:
     model: Optional[str] = None             # none | loglaw; default: loglaw with the subgrid model, else none
     sample_cells: int = 4                   # the law of the wall reads the velocity of the n-th cell off the wall [cells]
+    body_rule: str = "faces"                # faces | surface: the body's wall per voxel face, or about the true surface (experimental)
 
 
 @dataclass
@@ -306,6 +308,7 @@ def validate(case: CaseConfig) -> None:
         _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
     if case.walls.model is not None:
         _require(case.walls.model in WALL_MODELS, "walls.model", f"must be one of {WALL_MODELS}")
+    _require(case.walls.body_rule in WALL_BODY_RULES, "walls.body_rule", f"must be one of {WALL_BODY_RULES}")
     _require(1 <= case.walls.sample_cells <= 8, "walls.sample_cells", "must be between 1 and 8 (cells)")
     _require(run.max_steps >= 1, "run.max_steps", "must be >= 1")
     _require(run.check_every >= 1, "run.check_every", "must be >= 1")

@@ -59,13 +59,16 @@ def _read_collisions(header: Path) -> dict[str, int]:
 COLLISIONS = _read_collisions(CUDA_DIR / "lbm_collision.cuh")
 
 
-def _read_wall_models(header: Path) -> dict[str, int]:
+def _read_wall_defines(header: Path, prefix: str) -> dict[str, int]:
     text = header.read_text()
-    return {m[1].lower(): int(m[2]) for m in re.finditer(r"#define LBM_WALL_(\w+)\s+(\d+)", text)}
+    return {m[1].lower(): int(m[2]) for m in re.finditer(rf"#define {prefix}([A-Z0-9]+)\s+(\d+)\b", text)}
 
 
 #: Wall models by their case-key name ("none", "loglaw"), valued as in the kernels.
-WALL_MODELS = _read_wall_models(CUDA_DIR / "lbm_wall_model.cuh")
+WALL_MODELS = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_")
+
+#: The wall model's rules for the body by their case-key name ("faces", "surface").
+WALL_BODY_RULES = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_BODY_")
 
 
 def plane_stride(n_cells: int) -> int:

@@ -23,8 +23,9 @@ from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, 
 from solver.fidelity import Fidelity, assess, check_fidelity, check_through_flow
 from solver.memory import check_memory
 from solver.kernel_params import KernelParams, pack_params
-from solver.surface_elements import slot_surface_elements
+from solver.surface_elements import periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
+from solver.wall_geometry import slot_wall_geometry
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,7 @@ class Simulation:
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],
             "wall_sample": case.walls.sample_cells,
+            "wall_body_rule": lattice.WALL_BODY_RULES[case.walls.body_rule],
             "nu_lattice": u.nu_lattice,
             "plane_stride": self.plane_stride,
             "flags": backend.asarray(self.flags_host),
@@ -108,6 +110,9 @@ class Simulation:
             "cell_force": backend.zeros((n_slots, 3, 3), np.float32),
             "link_q": backend.asarray(link_q),
             "slot_area": backend.zeros((n_slots, 3), np.float32),
+            "slot_wall": backend.asarray(slot_wall_geometry(self.flags_host, self.slot_host,
+                                                            link_q if interpolated else None,
+                                                            periodic_axes(case))),
             "wall_feq": self._equilibrium_at(wall_u),
             "nx": self.grid.nx, "ny": self.grid.ny, "nz": self.grid.nz,
             "interpolated": int(interpolated),
