@@ -110,9 +110,10 @@ class Simulation:
             "cell_force": backend.zeros((n_slots, 3, 3), np.float32),
             "link_q": backend.asarray(link_q),
             "slot_area": backend.zeros((n_slots, 3), np.float32),
-            "slot_wall": backend.asarray(slot_wall_geometry(self.flags_host, self.slot_host,
-                                                            link_q if interpolated else None,
-                                                            periodic_axes(case))),
+            "slot_wall": backend.asarray(
+                slot_wall_geometry(self.flags_host, self.slot_host, link_q if interpolated else None,
+                                   periodic_axes(case)) if case.walls.body_rule == "surface"
+                else np.zeros((n_slots, 5), np.float32)),
             "wall_feq": self._equilibrium_at(wall_u),
             "nx": self.grid.nx, "ny": self.grid.ny, "nz": self.grid.nz,
             "interpolated": int(interpolated),

@@ -10,27 +10,20 @@ from solver.grid import body_neighbour_index, links_into_body
 from solver.wall_geometry import slot_wall_geometry
 
 
-def _geometry(phi: np.ndarray, normal_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _geometry(phi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Body where phi < 0 (phi: the signed distance in cells, [z, y, x], linear along each link
     near the wall); returns the wall record, the slots' cells (z, y, x) and their links into
     the body."""
+    from wall_step import link_fractions
+
     flags = np.zeros(phi.shape, np.uint8)
     body = phi < 0
     flags[body] = lattice.SOLID | lattice.BODY
     slot = body_neighbour_index(flags)
     cells = np.argwhere(slot >= 0)
     into = links_into_body(slot, body)
-    c = lattice.C[1:].astype(float)
-    shape = np.array(phi.shape)
-    fractions = np.zeros(into.shape, np.float32)
-    for q in range(18):
-        src = (cells - lattice.C[q + 1][::-1]) % shape
-        p_here = phi[cells[:, 0], cells[:, 1], cells[:, 2]]
-        p_src = phi[src[:, 0], src[:, 1], src[:, 2]]
-        use = into[:, q]
-        fractions[use, q] = p_here[use] / (p_here[use] - p_src[use])
-    del c
-    return slot_wall_geometry(flags, slot, fractions, np.array([True, True, True])), cells, into
+    wall = slot_wall_geometry(flags, slot, link_fractions(phi, cells, into), np.array([True, True, True]))
+    return wall, cells, into
 
 
 def test_a_plane_at_any_orientation_has_its_own_normal_distance_and_area():

@@ -20,9 +20,6 @@ class WallStep:
     force: np.ndarray      # [3, 3]: the body's momentum exchange, pressure and friction in the step
     cell_force: np.ndarray  # [n_slots, 3, 3]: the same per slot
     wall: np.ndarray       # [n_slots, 5] the wall record (normal, distance, area)
-    sample_distance: np.ndarray  # [n_slots] the input's distance from the wall, cells
-    sample_cells: np.ndarray     # [n_slots, 3] (z, y, x) of each slot's input cell
-    cells: np.ndarray      # [n_slots, 3] (z, y, x)
 
 
 def link_fractions(phi: np.ndarray, cells: np.ndarray, into: np.ndarray) -> np.ndarray:
@@ -76,13 +73,7 @@ def wall_step(backend, phi: np.ndarray, velocity: np.ndarray, nu: float, sample_
     force = np.zeros((3, 3))
     backend.step(src, dst, params, force)
     cell_force = np.array(params["cell_force"], dtype=np.float64)
-    # The input cells, as the kernel picks them: round((sample_cells - 1) n) away, if fluid.
-    off = np.floor((sample_cells - 1) * wall[:, :3] + 0.5).astype(int)[:, ::-1]  # (z, y, x)
-    target = (cells + off) % np.array(phi.shape)
-    fluid = ~body[target[:, 0], target[:, 1], target[:, 2]]
-    sample = np.where(fluid[:, None], target, cells)
-    distance = wall[:, 3] + np.where(fluid, np.sum(off[:, ::-1] * wall[:, :3], axis=1), 0.0)
-    return WallStep(force, cell_force, wall, distance, sample, cells)
+    return WallStep(force, cell_force, wall)
 
 
 def spalding_u_plus(y_plus: np.ndarray) -> np.ndarray:
@@ -96,15 +87,3 @@ def spalding_u_plus(y_plus: np.ndarray) -> np.ndarray:
         y_of_mid = mid + math.exp(-kappa * b) * (np.exp(k) - 1 - k - k * k / 2 - k**3 / 6)
         lo, hi = np.where(y_of_mid < y_plus, mid, lo), np.where(y_of_mid < y_plus, hi, mid)
     return 0.5 * (lo + hi)
-
-
-def spalding_u_tau(u: float, y: float, nu: float) -> float:
-    """Friction velocity for speed u at wall distance y by Spalding's law (bisection on u+)."""
-    kappa, b = 0.41, 5.2
-    lo, hi, re_y = 1e-6, 200.0, u * y / nu
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        k = kappa * mid
-        y_plus = mid + math.exp(-kappa * b) * (math.exp(k) - 1 - k - k * k / 2 - k**3 / 6)
-        lo, hi = (mid, hi) if mid * y_plus < re_y else (lo, mid)
-    return u / (0.5 * (lo + hi))
