@@ -127,3 +127,14 @@ def test_cpu_buffers_start_on_a_cache_line(cpu):
         assert a.ctypes.data % 64 == 0
         assert a.shape == shape and a.dtype == dtype and not a.any()
         assert a.flags.c_contiguous and a.flags.writeable
+
+
+def test_vector_width_flag_only_on_x86(monkeypatch):
+    """x86-64 builds its vector loops for 512-bit registers (where -march has AVX-512); another
+    architecture's compiler does not know the flag and does not get it."""
+    from solver.backends import host_build
+
+    monkeypatch.setattr(host_build.platform, "machine", lambda: "x86_64")
+    assert "-mprefer-vector-width=512" in host_build.cxx_flags()
+    monkeypatch.setattr(host_build.platform, "machine", lambda: "aarch64")
+    assert not any(flag.startswith("-mprefer-vector-width") for flag in host_build.cxx_flags())
