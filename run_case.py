@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
         sim = Simulation(case, backend, mesh)
         surface_mesh = body_surface(case, sim, mesh)
         if surface_mesh is not None:
-            sim.attach_surface(surface_mesh.vertices_m, surface_mesh.faces)
+            sim.attach_surface(surface_mesh.vertices_m, surface_mesh.faces, *surface_mesh.parts())
         u = sim.units
         log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.7f, "
                  "dx %.4g m, dt %.4g s, %s collision", case.name, backend.describe(), sim.grid.nx,

@@ -67,7 +67,7 @@ def report_md(space: DesignSpace, verified: list[Verified], objective: str, kapp
         lines.append(f"| {name} | {space.units[i]} | {base.params[i]:.4g} | {best.params[i]:.4g} | {rng} |")
     lines += ["", "![history](history.png)", ""]
     for v in (base, best):
-        for picture in ("body_cp.png", "velocity_slice.png"):
+        for picture in ("body_cp.png", "velocity_slice.png", "drag_breakdown.png"):
             if (v.folder / "images" / picture).is_file():
                 lines.append(f"![{v.label} {picture[:-4]}]({v.folder.name}/images/{picture})")
     return "\n".join(lines) + "\n"

@@ -26,6 +26,13 @@ STILT_RADIUS_M = 0.015
 #: Gap between a stilt's top and the body: the two stay separate closed surfaces.
 STILT_GAP_M = 1e-4
 
+#: The named parts of the body's surface, as automotive aerodynamicists break down its drag:
+#: the forebody is the front face and the rounded nose (x < front radius), the base the rear
+#: face, the slant the rear slope; the rest by the way it faces. Stilts, where modelled, are a
+#: seventh part.
+PART_NAMES = ("forebody", "roof", "sides", "underbody", "slant", "base")
+STILTS_PART = "stilts"
+
 #: The Ahmed family's design parameter: the rear slant, the variable of Ahmed et al.'s study.
 PARAMETERS: tuple[Parameter, ...] = (
     Parameter("slant_deg", "deg", 0.0, 40.0, 25.0, "rear slant angle from the horizontal"),
@@ -67,12 +74,31 @@ class AhmedBody:
         rings = np.stack([rectangle_ring(W / 2 - d, d, t - d, n_w, n_h) for d, t in zip(inset, top)])
         rings[:, :, 1] += self.ground_clearance_m
         body = loft(stations, rings)
+        body = TriangleMesh(body.vertices_m, body.faces, self._face_parts(body, L - slant_dx), PART_NAMES)
         if not self.stilts:
             return body
+        stilt = len(PART_NAMES)
         parts = [body] + [cylinder_along(2, (x, y, 0.0), STILT_RADIUS_M, 0.0,
                                          self.ground_clearance_m - STILT_GAP_M, n=24, stations=2)
                           for x in STILT_X_M for y in (-STILT_Y_M, STILT_Y_M)]
-        return merge(parts)
+        merged = merge(parts)
+        labels = np.full(len(merged.faces), stilt, np.int32)
+        labels[:len(body.faces)] = body.face_part
+        return TriangleMesh(merged.vertices_m, merged.faces, labels, (*PART_NAMES, STILTS_PART))
+
+    def _face_parts(self, body: TriangleMesh, slant_start_x_m: float) -> np.ndarray:
+        """Each face's index in PART_NAMES, from where it lies and the way it faces."""
+        corners_x = body.vertices_m[body.faces][:, :, 0]
+        centre_x = corners_x.mean(axis=1)
+        normal = body.face_normals()
+        tol = 1e-9 * self.length_m
+        part = np.where(normal[:, 2] > 0.5, PART_NAMES.index("roof"),
+                        np.where(normal[:, 2] < -0.5, PART_NAMES.index("underbody"), PART_NAMES.index("sides")))
+        slant = (corners_x.min(axis=1) >= slant_start_x_m - tol) & (normal[:, 2] > 0.0)
+        part = np.where(slant, PART_NAMES.index("slant"), part)
+        part = np.where(corners_x.min(axis=1) >= self.length_m - tol, PART_NAMES.index("base"), part)
+        part = np.where(centre_x < self.front_radius_m, PART_NAMES.index("forebody"), part)
+        return part.astype(np.int32)
 
     def frontal_area_m2(self) -> float:
         """The shadow on the y-z plane: every section is a rectangle no larger than the middle

@@ -35,6 +35,9 @@ from shapes.mesh import TriangleMesh
 from shapes.parameters import Parameter
 
 
+#: The named parts of the car's surface for the drag breakdown (face_parts).
+PART_NAMES = ("nose", "hood", "windscreen", "roof", "backlight", "deck", "sides", "underbody", "diffuser", "base")
+
 PARAMETERS: tuple[Parameter, ...] = (
     Parameter("length_m", "m", 4.0, 5.0, 4.5, "overall length"),
     Parameter("width_m", "m", 1.70, 1.95, 1.80, "overall width"),
@@ -186,7 +189,27 @@ def car_mesh(c: CarParameters, stations: int = 120, n_arc: int = 8, n_side: int 
         r_cabin = min(0.85 * half_height, 0.9 * b)
         r_high = r_low + w * max(r_cabin - r_low, 0.0)
         rings.append(section(b, lo, hi, r_low, r_high, n_arc, n_side))
-    return loft(x, np.stack(rings))
+    body = loft(x, np.stack(rings))
+    return TriangleMesh(body.vertices_m, body.faces, face_parts(c, body), PART_NAMES)
+
+
+def face_parts(c: CarParameters, body: TriangleMesh) -> np.ndarray:
+    """Each face's index in PART_NAMES: the nose (x below the nose's 12%) and the base (the rear
+    face) by where they lie; upward faces by the stretch of the roof line they lie under;
+    downward ones as underbody or, over the last 15%, diffuser; the rest sides."""
+    st = _stations(c)
+    corners_x = body.vertices_m[body.faces][:, :, 0]
+    centre_x = corners_x.mean(axis=1)
+    normal = body.face_normals()
+    upper = np.select([centre_x < st.x_hood, centre_x < st.x_roof, centre_x < st.x_back, centre_x < st.x_deck],
+                      [PART_NAMES.index(n) for n in ("hood", "windscreen", "roof", "backlight")],
+                      PART_NAMES.index("deck"))
+    lower = np.where(centre_x < c.length_m * (1 - DIFFUSER_FRAC), PART_NAMES.index("underbody"),
+                     PART_NAMES.index("diffuser"))
+    part = np.where(normal[:, 2] > 0.5, upper, np.where(normal[:, 2] < -0.5, lower, PART_NAMES.index("sides")))
+    part = np.where(centre_x < st.x_nose, PART_NAMES.index("nose"), part)
+    part = np.where(corners_x.min(axis=1) >= c.length_m * (1 - 1e-9), PART_NAMES.index("base"), part)
+    return part.astype(np.int32)
 
 
 def _glasshouse_weight(c: CarParameters, x: np.ndarray) -> np.ndarray:

@@ -26,10 +26,20 @@ AXES = {"+x": (0, 1.0), "-x": (0, -1.0), "+y": (1, 1.0), "-y": (1, -1.0), "+z": 
 @dataclass(frozen=True)
 class TriangleMesh:
     """A triangle surface: vertices [n, 3] in metres, faces [m, 3] of vertex indices,
-    counter-clockwise seen from outside (normals point out of the body)."""
+    counter-clockwise seen from outside (normals point out of the body). A shape generator may
+    label its faces with named parts (face_part [m]: an index into part_names); a mesh without
+    labels is one part, ``body``."""
 
     vertices_m: np.ndarray
     faces: np.ndarray
+    face_part: np.ndarray | None = None
+    part_names: tuple[str, ...] = ()
+
+    def parts(self) -> tuple[np.ndarray, tuple[str, ...]]:
+        """Each face's part index [m] and the parts' names (one part, body, without labels)."""
+        if self.face_part is None:
+            return np.zeros(len(self.faces), np.int32), ("body",)
+        return np.asarray(self.face_part, np.int32), self.part_names
 
     def face_areas_m2(self) -> np.ndarray:
         return 0.5 * np.linalg.norm(self._cross(), axis=1)
@@ -38,6 +48,11 @@ class TriangleMesh:
         """Signed enclosed volume (divergence theorem): positive for outward-facing triangles."""
         a, b, c = (self.vertices_m[self.faces[:, i]] for i in range(3))
         return float(np.sum(np.einsum("ij,ij->i", a, np.cross(b, c))) / 6.0)
+
+    def face_normals(self) -> np.ndarray:
+        """Outward unit normals of the faces [m, 3]."""
+        cross = self._cross()
+        return cross / np.maximum(np.linalg.norm(cross, axis=1, keepdims=True), 1e-300)
 
     def vertex_normals(self) -> np.ndarray:
         """Area-weighted unit normals at the vertices [n, 3]."""
@@ -52,7 +67,7 @@ class TriangleMesh:
 
     def transformed(self, offset_m: np.ndarray) -> "TriangleMesh":
         """The mesh moved by offset_m [m]."""
-        return TriangleMesh(self.vertices_m + offset_m, self.faces)
+        return TriangleMesh(self.vertices_m + offset_m, self.faces, self.face_part, self.part_names)
 
     def _cross(self) -> np.ndarray:
         a, b, c = (self.vertices_m[self.faces[:, i]] for i in range(3))
@@ -124,7 +139,8 @@ def write_mesh(mesh: TriangleMesh, path: str | Path, point_arrays: dict[str, np.
                file_format: str | None = None) -> Path:
     """Write binary STL or OBJ (through meshio) or VTP (through VTK); the format is file_format
     (stl, obj, vtp) or the path's suffix. point_arrays ([n] or [n, 3] per vertex) go into a VTP
-    only. Writes path directly: callers that need atomic files pass a temporary path and rename."""
+    only, and so does the faces' part index (cell array ``part``, its names in the field data
+    ``part_names``) where the mesh has labels. Writes path directly: callers that need atomic files pass a temporary path and rename."""
     path = Path(path)
     fmt = file_format or path.suffix.lower().lstrip(".")
     if f".{fmt}" not in WRITE_SUFFIXES:
@@ -165,6 +181,15 @@ def polydata(mesh: TriangleMesh, point_arrays: dict[str, np.ndarray] | None = No
         array = numpy_to_vtk(np.ascontiguousarray(values), deep=True)
         array.SetName(name)
         out.GetPointData().AddArray(array)
+    if mesh.face_part is not None:
+        part = numpy_to_vtk(np.ascontiguousarray(mesh.face_part, dtype=np.int32), deep=True)
+        part.SetName("part")
+        out.GetCellData().AddArray(part)
+        names = vtk.vtkStringArray()
+        names.SetName("part_names")
+        for name in mesh.part_names:
+            names.InsertNextValue(name)
+        out.GetFieldData().AddArray(names)
     return out
 
 

@@ -49,7 +49,7 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
     meta = {
         "case_hash": case_hash(case), "step": s.step, "phase": s.phase,
         "converged_step": s.converged_step, "average_start": s.average_start,
-        "n_samples": s.n_samples,
+        "n_samples": s.n_samples, "slot_force_steps": s.slot_force_steps,
     }
     arrays = {"populations": ckpt.populations, "forces": s.force_history(),
               "bulk_velocity": np.asarray(s.bulk_velocity, np.float64),
@@ -57,6 +57,8 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
     if s.rho_sum is not None:
         arrays["rho_sum"] = s.rho_sum
         arrays["velocity_sum"] = s.velocity_sum
+    if s.slot_force_sum is not None:
+        arrays["slot_force_sum"] = s.slot_force_sum
     target = folder / FILENAME
 
     def save(tmp: Path) -> None:
@@ -84,6 +86,7 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
             converged_step=meta["converged_step"], average_start=meta["average_start"],
             rho_sum=arrays.get("rho_sum"), velocity_sum=arrays.get("velocity_sum"),
             n_samples=int(meta["n_samples"]),
+            slot_force_sum=arrays.get("slot_force_sum"), slot_force_steps=int(meta.get("slot_force_steps", 0)),
             bulk_velocity=[float(v) for v in arrays["bulk_velocity"]],
         )
         populations = arrays["populations"]

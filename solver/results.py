@@ -15,6 +15,7 @@ from solver.atomic import write_text
 from solver.backends import Backend
 from solver.channel import channel_statistics
 from solver.config import CaseConfig, collision_operator, to_yaml, wall_model
+from solver.drag_breakdown import drag_breakdown
 from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.run import RunResult
@@ -30,13 +31,18 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
             flow_statistics: dict | None = None) -> dict:
     """The run's figures for summary.json (forces in N, the rest as named): Cd and Cl by momentum
     exchange, their pressure and friction parts integrated over the body's surface (None without
-    one), the resolution, and the fidelity figures of the set-up; for a channel
+    one), the drag by named part of the body and the cumulative drag along it (cd_parts,
+    cd_cumulative: solver/drag_breakdown.py; None without a surface or an averaging window), the
+    resolution, and the fidelity figures of the set-up; for a channel
     (flow.reynolds_tau) its skin friction and Reynolds numbers (solver/channel.py); then
     flow_statistics, the figures of a flow the caller knows more of (a pipe: solver/pipe.py)."""
     u = sim.units
     force_n = result.force_mean_lattice * u.force_scale_n
     channel = (channel_statistics(sim, result.best_fields).as_dict()
                if case.flow.reynolds_tau is not None else {})
+    breakdown = {"cd_parts": None, "cd_cumulative": None}
+    if sim.has_surface and sim.reference_area_m2 is not None and result.slot_force_mean_lattice is not None:
+        breakdown = drag_breakdown(sim, result.slot_force_mean_lattice).as_dict()
     return {
         "case": case.name,
         "solver_version": __version__,
@@ -73,6 +79,7 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
         "bounce_back": case.body.bounce_back,
         "min_gap_cells": case.resolution.min_gap_cells,
         **sim.fidelity.as_dict(),
+        **breakdown,
         **channel,
         **(flow_statistics or {}),
     }

@@ -49,6 +49,8 @@ class RunState:
     rho_sum: Optional[np.ndarray] = None  # float64 sums of sampled fields
     velocity_sum: Optional[np.ndarray] = None
     n_samples: int = 0
+    slot_force_sum: Optional[np.ndarray] = None  # per-slot forces summed over the averaging window
+    slot_force_steps: int = 0
 
     def force_history(self) -> np.ndarray:
         """All forces so far, [step, kind, axis] (Simulation.advance); joins the chunks into one
@@ -89,6 +91,7 @@ class RunResult:
     force_mean_lattice: np.ndarray      # [kind, axis] over the reported window
     fields: Fields              # the final state
     mean_fields: Optional[Fields]  # averaged over the averaging window's samples, if any
+    slot_force_mean_lattice: Optional[np.ndarray]  # [n_slots, kind, axis] over the averaging window
     wall_seconds: float
     mlups: float
 
@@ -159,6 +162,7 @@ class Runner:
         assert self.checkpoint_dir is not None
         ckpt = load_checkpoint(self.checkpoint_dir, self.case, self.sim.n_populations)
         self.sim.load_populations(ckpt.populations, ckpt.state.step)
+        self.sim.load_slot_force_sum(ckpt.state.slot_force_sum, ckpt.state.slot_force_steps)
         self.state = ckpt.state
         log.info("resumed from step %d (%s phase)", self.state.step, self.state.phase)
 
@@ -183,7 +187,7 @@ class Runner:
         start_step, t0 = s.step, time.perf_counter()
         while s.phase != "done" and s.step < r.max_steps:
             stop = self._next_stop()
-            forces = sim.advance(stop - s.step)
+            forces = sim.advance(stop - s.step, accumulate_slot_forces=s.phase == "average")
             s.forces.append(forces)
             s.step = stop
             if s.phase == "average" and s.average_start is not None:
@@ -210,6 +214,7 @@ class Runner:
                 self.snapshot(s.step)
             if checkpoint_due:
                 assert self.checkpoint_dir is not None
+                s.slot_force_sum, s.slot_force_steps = sim.slot_force_sum(), sim.slot_force_steps
                 save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))
         sim.backend.synchronize()
         wall = time.perf_counter() - t0
@@ -271,6 +276,8 @@ class Runner:
         if s.n_samples:
             mean_fields = Fields(rho=(s.rho_sum / s.n_samples).astype(np.float32),
                                  velocity=(s.velocity_sum / s.n_samples).astype(np.float32))
+        slot_sum = sim.slot_force_sum()
+        slot_mean = slot_sum / sim.slot_force_steps if slot_sum is not None and sim.slot_force_steps else None
         mlups = sim.grid.n_cells * steps_run / max(wall, 1e-9) / 1e6
         return RunResult(
             steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
@@ -278,5 +285,6 @@ class Runner:
             force_history_lattice=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
             cd_pressure=float(cd_p), cl_pressure=float(cl_p), cd_friction=float(cd_f), cl_friction=float(cl_f),
             force_mean_lattice=force_mean, fields=sim.fields(), mean_fields=mean_fields,
+            slot_force_mean_lattice=slot_mean,
             wall_seconds=wall, mlups=mlups,
         )

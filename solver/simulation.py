@@ -23,7 +23,7 @@ from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, 
 from solver.fidelity import Fidelity, assess, check_fidelity, check_through_flow
 from solver.memory import check_memory
 from solver.kernel_params import KernelParams, pack_params
-from solver.surface_elements import periodic_axes, slot_surface_elements
+from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_geometry import slot_wall_geometry
 
@@ -125,6 +125,13 @@ class Simulation:
         }
         self.params: KernelParams = pack_params(self._param_values, backend.address)
         self.surface_area_missed = float("nan")  # share of the attached surface no slot stands for
+        self.surface: SlotSurface | None = None  # what each slot stands for (attach_surface)
+        self.surface_part_names: tuple[str, ...] = ()
+        self.surface_x_min_m = float("nan")  # the attached surface's most upstream point
+        # Sum of the slots' forces (params cell_force) over the steps advanced with
+        # accumulate_slot_forces, [n_slots, 3 kinds, 3 axes] in lattice units, on the device.
+        self._slot_force_sum: Any = None
+        self.slot_force_steps = 0
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
@@ -173,14 +180,19 @@ class Simulation:
         self._current = 0
         self.step_count = step_count
 
-    def attach_surface(self, vertices_m: np.ndarray, faces: np.ndarray) -> None:
-        """Give the body's closed surface mesh (vertices in metres, outward faces): from then on
-        each step also integrates the pressure and the viscous stress of the fluid cells next to
-        the body over it (FORCE_PRESSURE, FORCE_FRICTION of advance)."""
-        area, missed = slot_surface_elements(self.grid, self.case, self.flags_host, self.slot_host,
-                                             vertices_m, faces)
-        self.surface_area_missed = missed
-        self._param_values["slot_area"] = self.backend.asarray(area)
+    def attach_surface(self, vertices_m: np.ndarray, faces: np.ndarray, face_part: np.ndarray | None = None,
+                       part_names: tuple[str, ...] = ("body",)) -> None:
+        """Give the body's closed surface mesh (vertices in metres, outward faces; face_part [m]
+        each face's index into part_names): from then on each step also integrates the pressure
+        and the viscous stress of the fluid cells next to the body over it (FORCE_PRESSURE,
+        FORCE_FRICTION of advance), and where each slot's surface lies, by part and grid column
+        (surface, for the drag breakdown of solver/drag_breakdown.py)."""
+        surface = slot_surface_elements(self.grid, self.case, self.flags_host, self.slot_host,
+                                        vertices_m, faces, face_part)
+        self.surface_area_missed = surface.missed
+        self.surface, self.surface_part_names = surface, tuple(part_names)
+        self.surface_x_min_m = float(np.min(np.asarray(vertices_m)[:, 0]))
+        self._param_values["slot_area"] = self.backend.asarray(surface.area)
         self.params = pack_params(self._param_values, self.backend.address)
 
     @property
@@ -188,17 +200,35 @@ class Simulation:
         return np.isfinite(self.surface_area_missed)
 
     # ---- time stepping ----------------------------------------------------------------------
-    def advance(self, n_steps: int) -> np.ndarray:
+    def advance(self, n_steps: int, accumulate_slot_forces: bool = False) -> np.ndarray:
         """Take n_steps steps; return the forces on the body of each step in lattice units,
         [n, 3 kinds, 3 axes]: kind FORCE_TOTAL by momentum exchange, FORCE_PRESSURE and
-        FORCE_FRICTION (the viscous stress) integrated over the attached surface (zero without one)."""
+        FORCE_FRICTION (the viscous stress) integrated over the attached surface (zero without one).
+        With accumulate_slot_forces each step's per-slot forces are added to slot_force_sum."""
         force = self.backend.zeros((n_steps, 3, 3), self.backend.force_dtype)
+        cell_force = self._param_values["cell_force"]
+        if accumulate_slot_forces and self._slot_force_sum is None:
+            self._slot_force_sum = self.backend.zeros(cell_force.shape, np.float64)
         for i in range(n_steps):
             src, dst = self._f[self._current], self._f[1 - self._current]
             self.backend.step(src, dst, self.params, force[i])
             self._current = 1 - self._current
+            if accumulate_slot_forces:
+                self._slot_force_sum += cell_force
         self.step_count += n_steps
+        if accumulate_slot_forces:
+            self.slot_force_steps += n_steps
         return self.backend.to_host(force).astype(np.float64)
+
+    def slot_force_sum(self) -> np.ndarray | None:
+        """The per-slot forces summed over the steps advanced with accumulate_slot_forces,
+        [n_slots, 3, 3] lattice units, on the host (None before any)."""
+        return None if self._slot_force_sum is None else self.backend.to_host(self._slot_force_sum)
+
+    def load_slot_force_sum(self, total: np.ndarray | None, steps: int) -> None:
+        """Restore slot_force_sum (a checkpoint's) and its number of steps."""
+        self._slot_force_sum = None if total is None else self.backend.asarray(np.asarray(total, np.float64))
+        self.slot_force_steps = steps
 
     def fields(self) -> Fields:
         """Density and velocity of the current state, lattice units (Guo's velocity: the stored

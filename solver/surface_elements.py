@@ -22,6 +22,7 @@ this domain holds and are left out without a report.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
@@ -98,18 +99,36 @@ def _sample(grid: Grid, periodic: np.ndarray, slot: np.ndarray, points_m: np.nda
     return corner_slot, weights, distance
 
 
+@dataclass(frozen=True)
+class SlotSurface:
+    """What each slot stands for: its area vector a_k [n_slots, 3] in lattice units (m^2 / dx^2);
+    the same split by where it comes from, as entries e with a_k = sum of the a_e of its entries:
+    slot [e], the mesh's named part of the faces [e], the grid column x index of the faces'
+    centres [e], and a_e [e, 3] (solver/drag_breakdown.py); and the share of the surface's area
+    no reporting cell stands for."""
+
+    area: np.ndarray
+    entry_slot: np.ndarray
+    entry_part: np.ndarray
+    entry_column: np.ndarray
+    entry_area: np.ndarray
+    missed: float
+
+
 def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot: np.ndarray,
-                          vertices_m: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, float]:
-    """Area vectors a_k [n_slots, 3] in lattice units (m^2 / dx^2), and the share of the surface's
-    area no reporting cell stands for."""
+                          vertices_m: np.ndarray, faces: np.ndarray,
+                          face_part: np.ndarray | None = None) -> SlotSurface:
+    """The slots' area vectors from the surface mesh, and their entries by part (face_part
+    [m]: each face's part index; none: one part, 0) and grid column."""
     n_slots = int(slot.max()) + 1
     centres, normals, areas = face_geometry(np.asarray(vertices_m, float), np.asarray(faces))
+    part = np.zeros(len(areas), np.int64) if face_part is None else np.asarray(face_part, np.int64)
     periodic = periodic_axes(case)
     lo = np.asarray(case.domain.origin_m, float)
     hi = lo + np.asarray(case.domain.size_m, float)
     in_domain = np.all(periodic | ((centres >= lo) & (centres <= hi)), axis=1) & ~periodic_cut(
         grid, periodic, lo, hi, centres, normals)
-    centres, normals, areas = centres[in_domain], normals[in_domain], areas[in_domain]
+    centres, normals, areas, part = centres[in_domain], normals[in_domain], areas[in_domain], part[in_domain]
     near_slot, near_w, near_d = _sample(grid, periodic, slot, centres + 0.5 * grid.dx_m * normals, centres, normals)
     far_slot, far_w, far_d = _sample(grid, periodic, slot, centres + 1.5 * grid.dx_m * normals, centres, normals)
     found = near_w.sum(axis=1) > 0
@@ -120,10 +139,13 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
     near_w = near_w * np.where(extrapolate, far_d / safe, 1.0)[:, None]
     far_w = far_w * np.where(extrapolate, -near_d / safe, 0.0)[:, None]
     vectors = areas[:, None] * normals / grid.dx_m**2
-    area = np.zeros((n_slots, 3))
+    column = np.clip(np.floor((centres[:, 0] - grid.centers(0)[0]) / grid.dx_m + 0.5), 0, grid.nx - 1).astype(np.int64)
+    key_slot, key_face, key_vector = [], [], []
     for corner_slot, weights in ((near_slot, near_w), (far_slot, far_w)):
         used = weights != 0
-        np.add.at(area, corner_slot[used], (weights[..., None] * vectors[:, None, :])[used])
+        key_slot.append(corner_slot[used])
+        key_face.append(np.broadcast_to(np.arange(len(areas))[:, None], used.shape)[used])
+        key_vector.append((weights[..., None] * vectors[:, None, :])[used])
     missed_area = 0.0
     lost = np.flatnonzero(~found)
     if lost.size and n_slots:
@@ -132,11 +154,23 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
         distance, nearest = cKDTree(centres_slot).query(centres[lost])
         near = distance <= MAX_DISTANCE_CELLS * grid.dx_m
         target = slot[cells[nearest[near], 0], cells[nearest[near], 1], cells[nearest[near], 2]]
-        np.add.at(area, target, vectors[lost[near]])
+        key_slot.append(target)
+        key_face.append(lost[near])
+        key_vector.append(vectors[lost[near]])
         missed_area = float(areas[lost[~near]].sum())
     missed = missed_area / float(areas.sum())
     if missed > 1e-3:
         log.info("%.1f%% of the body's surface lies more than %g cells from any fluid cell (inside a "
                  "wall it stands on): it carries no pressure or viscous force", 100 * missed,
                  MAX_DISTANCE_CELLS)
-    return area.astype(np.float32), missed
+    slots, face = np.concatenate(key_slot), np.concatenate(key_face)
+    vector = np.concatenate(key_vector) if key_vector else np.zeros((0, 3))
+    area = np.zeros((n_slots, 3))
+    np.add.at(area, slots, vector)
+    # One entry per (slot, part, column): each slot's area by where its faces lie.
+    keys = np.stack([slots, part[face], column[face]], axis=1)
+    unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+    entry_area = np.zeros((len(unique), 3))
+    np.add.at(entry_area, inverse.ravel(), vector)
+    return SlotSurface(area.astype(np.float32), unique[:, 0], unique[:, 1].astype(np.int32),
+                       unique[:, 2].astype(np.int32), entry_area, missed)

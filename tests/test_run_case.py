@@ -105,10 +105,12 @@ def test_divergence_stops_with_step_and_cause(tmp_path, capsys):
 
 
 def test_resume_continues_bit_identically(tmp_path):
-    """Stop at step 200 with a checkpoint, resume to 400: forces and fields equal a straight run
-    to 400 bit for bit (same backend)."""
+    """Stop at step 200 with a checkpoint, inside the averaging window (steps 100-400), resume to
+    400: forces, fields and the drag breakdown (the per-slot forces summed over the window) equal
+    a straight run to 400 bit for bit (same backend)."""
     common = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.check_every=50", "run.checkpoint_every=100",
-              "run.convergence.window_steps=1000", "output.images=false", "--backend", "cpu"]
+              "run.convergence.window_steps=1000", "run.average_from_step=100", "run.average_steps=300",
+              "output.images=false", "--backend", "cpu"]
     straight, split = tmp_path / "straight", tmp_path / "split"
     assert run([*common, "run.max_steps=400", "--out", str(straight)]) == 0
     assert run([*common, "run.max_steps=200", "--out", str(split)]) == 0
@@ -116,6 +118,10 @@ def test_resume_continues_bit_identically(tmp_path):
     assert run([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
     assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
     assert (straight / "fields.vti").read_bytes() == (split / "fields.vti").read_bytes()
+    summaries = [json.loads((out / "summary.json").read_text()) for out in (straight, split)]
+    assert summaries[0]["cd_parts"] is not None and summaries[0]["averaged_steps"] == 300
+    for key in ("cd_parts", "cd_cumulative"):
+        assert summaries[0][key] == summaries[1][key]
 
 
 def test_resume_refuses_another_case(tmp_path, capsys):

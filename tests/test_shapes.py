@@ -37,6 +37,26 @@ def test_ahmed_body_is_a_clean_closed_surface_of_the_published_size(slant, stilt
     assert mesh.volume_m3() == pytest.approx(expected, rel=2e-3)
 
 
+@pytest.mark.parametrize("slant", [0.0, 25.0, 35.0])
+def test_ahmed_parts_have_the_areas_of_the_drawing(slant):
+    """Every face carries a part; the flat parts have the areas of Ahmed et al.'s drawing: base
+    W (H - l sin phi), slant W l, underbody W (L - R), roof W (L - R - l cos phi), and the sides
+    2 x (their profile less the nose), the profile H (L - R) less the slant's wedge."""
+    mesh = AhmedBody(slant_deg=slant, stilts=True).mesh()
+    part, names = mesh.parts()
+    assert names == ("forebody", "roof", "sides", "underbody", "slant", "base", "stilts")
+    assert part.shape == (len(mesh.faces),) and set(np.unique(part)) == set(range(7)) - (set() if slant else {4})
+    area = {name: float(mesh.face_areas_m2()[part == i].sum()) for i, name in enumerate(names)}
+    R, W, H, L, l_s = 0.1, 0.389, 0.288, 1.044, 0.222
+    phi = math.radians(slant)
+    wedge = 0.5 * l_s * math.cos(phi) * l_s * math.sin(phi)
+    assert area["base"] == pytest.approx(W * (H - l_s * math.sin(phi)), rel=1e-9)
+    assert area["slant"] == pytest.approx(W * l_s if slant else 0.0, rel=1e-9, abs=1e-12)
+    assert area["underbody"] == pytest.approx(W * (L - R), rel=1e-9)
+    assert area["roof"] == pytest.approx(W * (L - R - (l_s * math.cos(phi) if slant else 0.0)), rel=1e-9)
+    assert area["sides"] == pytest.approx(2 * (H * (L - R) - wedge), rel=1e-9)
+
+
 def test_ahmed_frontal_area(cpu):
     body = AhmedBody(slant_deg=25.0, stilts=True)
     mesh = body.mesh()
@@ -153,3 +173,27 @@ def test_car_parameter_table_matches_the_dataclass():
     assert [f.name for f in fields(CarParameters)] == [p.name for p in PARAMETERS]
     assert len(PARAMETERS) >= 8
     assert CarParameters() == CarParameters.from_vector(np.array([p.baseline for p in PARAMETERS]))
+
+
+def test_car_parts_cover_the_body_and_name_where_they_lie():
+    """Every face of the default car carries one of its ten parts and none is empty; the base is
+    the rear face (all at x = L, facing +x), the underbody and diffuser face down, and the roof
+    lies above the belt line and reaches the full height."""
+    from shapes.car import PART_NAMES as car_part_names
+    from shapes.car import BELT_FRAC, CarParameters, car_mesh
+
+    c = CarParameters()
+    mesh = car_mesh(c)
+    part, names = mesh.parts()
+    assert names == car_part_names and part.shape == (len(mesh.faces),)
+    area = mesh.face_areas_m2()
+    per_part = np.bincount(part, weights=area, minlength=len(names))
+    assert np.all(per_part > 0) and per_part.sum() == pytest.approx(area.sum(), rel=1e-12)
+    normal = mesh.face_normals()
+    base = part == names.index("base")
+    assert np.all(normal[base, 0] > 0.999) and np.allclose(mesh.vertices_m[mesh.faces[base]][..., 0], c.length_m)
+    for down in ("underbody", "diffuser"):
+        assert np.all(normal[part == names.index(down), 2] < -0.5)
+    roof = mesh.vertices_m[mesh.faces[part == names.index("roof")]]
+    belt = c.ground_clearance_m + BELT_FRAC * (c.height_m - c.ground_clearance_m)
+    assert roof[..., 2].min() > belt and roof[..., 2].max() >= c.height_m

@@ -11,7 +11,7 @@ from conftest import ROOT
 import run_case
 from viz.__main__ import main as viz_main
 
-PICTURES = ("cd_history.png", "velocity_slice.png", "body_cp.png", "streamlines.png")
+PICTURES = ("cd_history.png", "velocity_slice.png", "body_cp.png", "streamlines.png", "drag_breakdown.png")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,8 @@
 """Pictures of a results folder, drawn off-screen (no display needed): a mid-plane slice of the
 velocity magnitude with the body's outline (the plane z of a 2D case one cell thick), the body
 coloured by Cp, streamlines around the body (PyVista), and, for a run with a body, the Cd
-history with the averaging window shaded (matplotlib). Every picture has axes in metres or
+history with the averaging window shaded and, where the run averaged over a surface, the drag
+breakdown: Cd(x) along the body and the drag of each named part (matplotlib). Every picture has axes in metres or
 steps labelled at round values, a colour bar with units and round ticks, and a title naming
 the case; a run whose Cd did not converge says so in red under the title.
 
@@ -64,6 +65,8 @@ def draw_all(folder: Path) -> list[Path]:
     drawn = []
     if summary.get("cd") is not None:  # a run without a body has no Cd to draw
         drawn.append(cd_history(folder / "forces.csv", summary, images / "cd_history.png"))
+    if summary.get("cd_cumulative") is not None:
+        drawn.append(drag_breakdown(summary, images / "drag_breakdown.png"))
     fields = folder / "fields.vti"
     surface = folder / "surface.vtp"
     if fields.is_file():
@@ -101,6 +104,47 @@ def cd_history(forces_csv: Path, summary: dict, out: Path) -> Path:
     _matplotlib_titles(fig, ax, f"{summary['case']}: drag coefficient history", convergence_note(summary))
     ax.grid(alpha=0.3)
     ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def drag_breakdown(summary: dict, out: Path) -> Path:
+    """The drag breakdown of summary.json: the cumulative drag Cd(x) from nose to tail (left)
+    and the drag of each named part, pressure and friction stacked (right)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cumulative, parts = summary["cd_cumulative"], summary["cd_parts"]
+    fig, (along, by_part) = plt.subplots(1, 2, figsize=(SIZE_PX[0] / 100, SIZE_PX[1] / 100), dpi=100,
+                                         gridspec_kw={"width_ratios": [3, 2]})
+    # From zero at the first column's upstream face.
+    x = [cumulative["x_m"][0] - summary["dx_m"], *cumulative["x_m"]]
+    along.plot(x, [0.0, *cumulative["cd"]], "o-", color="tab:blue", lw=1.5, ms=3)
+    along.axhline(0.0, color="k", lw=0.5)
+    along.set_xlabel("x from the nose [m]")
+    along.set_ylabel("cumulative Cd (pressure + friction) [-]")
+    along.grid(alpha=0.3)
+    names = list(parts)
+    pressure = np.array([parts[n]["pressure"] for n in names])
+    friction = np.array([parts[n]["friction"] for n in names])
+    rows = np.arange(len(names))
+    by_part.barh(rows, pressure, color="tab:blue", label="pressure")
+    # Friction stacked on the pressure bar's end, on whichever side the pressure lies.
+    by_part.barh(rows, friction, left=pressure, color="tab:orange", label="friction")
+    by_part.set_yticks(rows, names)
+    by_part.invert_yaxis()
+    by_part.axvline(0.0, color="k", lw=0.5)
+    by_part.set_xlabel("Cd [-]")
+    by_part.grid(alpha=0.3, axis="x")
+    by_part.legend(loc="lower right")
+    total = summary["cd_pressure"] + summary["cd_friction"]
+    title = f"{summary['case']}: where the drag comes from (pressure + friction Cd {coefficient(total)})"
+    note = convergence_note(summary)
+    fig.suptitle(title if not note else f"{title}\n{note}", color="k")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)

@@ -1,0 +1,93 @@
+"""Where the drag comes from: the body's pressure and friction drag by named part, and the
+cumulative drag along the body from nose to tail, Cd(x).
+
+Both are built from the per-slot forces averaged over the run's averaging window
+(RunResult.slot_force_mean_lattice): each reporting cell's pressure force -p a_k and viscous
+force (sigma a_k, or with the wall model the tangential exchange of its wall links) on the
+surface it stands for (solver/surface_elements.py). Their sums are the run's cd_pressure and
+cd_friction, so the parts and the end of Cd(x) add up to cd_pressure + cd_friction.
+
+Splitting a slot's forces by where its surface lies: the slot's area vector a_k is the sum of
+its entries a_e, one per named part of the mesh and grid column of the faces it stands for
+(solver/surface_elements.py). The pressure force, parallel to a_k, splits exactly as -p a_e. The
+viscous force is not parallel to a_k (sigma is a tensor, or the wall model's exchange), so it
+splits by each entry's share of a_k, a_e . a_k / |a_k|^2 (the shares sum to 1). A slot with no
+area of its own (its links touch the body but no face's samples fall on it) reports no pressure
+force; its viscous force goes with that of the nearest slot that has area. Cd(x) bins the
+entries by the column of their faces' centres: x is the column's downstream face, measured from
+the body's most upstream point.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, Simulation
+
+
+@dataclass(frozen=True)
+class DragBreakdown:
+    """Drag coefficients by part (pressure, friction) and the cumulative drag along the body."""
+
+    parts: dict[str, tuple[float, float]]   # part -> (pressure Cd, friction Cd)
+    x_m: np.ndarray                          # column stations from the nose [m]
+    cd_cumulative: np.ndarray                # pressure + friction Cd of the body ahead of x_m
+
+    def as_dict(self) -> dict:
+        """summary.json's cd_parts and cd_cumulative."""
+        return {
+            "cd_parts": {name: {"pressure": float(p), "friction": float(f)} for name, (p, f) in self.parts.items()},
+            "cd_cumulative": {"x_m": [float(v) for v in self.x_m], "cd": [float(v) for v in self.cd_cumulative]},
+        }
+
+
+def slot_cells(sim: Simulation) -> np.ndarray:
+    """Grid indices (x, y, z) of each slot [n_slots, 3], in slot order."""
+    cells = np.argwhere(sim.slot_host >= 0)  # (z, y, x)
+    order = np.argsort(sim.slot_host[cells[:, 0], cells[:, 1], cells[:, 2]])
+    return cells[order][:, ::-1]
+
+
+def drag_by_entry(sim: Simulation, slot_force_mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The x-force (lattice units) of each entry of sim.surface, pressure [e] and friction [e],
+    from the per-slot mean forces [n_slots, 3 kinds, 3 axes], as the module docstring says."""
+    surface = sim.surface
+    assert surface is not None, "attach a surface first"
+    area = surface.area.astype(np.float64)
+    norm2 = np.einsum("sa,sa->s", area, area)
+    has_area = norm2 > 0.0
+    friction = slot_force_mean[:, FORCE_FRICTION, 0].copy()
+    orphans = np.flatnonzero(~has_area & (friction != 0.0))
+    if orphans.size and has_area.any():
+        cells = slot_cells(sim)
+        donors = np.flatnonzero(has_area)
+        _, nearest = cKDTree(cells[donors]).query(cells[orphans])
+        np.add.at(friction, donors[nearest], friction[orphans])
+        friction[orphans] = 0.0
+    inv_norm2 = np.where(has_area, 1.0 / np.where(has_area, norm2, 1.0), 0.0)
+    p_over_a = np.einsum("sa,sa->s", slot_force_mean[:, FORCE_PRESSURE], area) * inv_norm2  # -p
+    e = surface.entry_slot
+    pressure_x = p_over_a[e] * surface.entry_area[:, 0]
+    share = np.einsum("ea,ea->e", surface.entry_area, area[e]) * inv_norm2[e]
+    return pressure_x, share * friction[e]
+
+
+def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray) -> DragBreakdown:
+    """The breakdown of the attached surface's drag (sim.attach_surface) from the per-slot mean
+    forces [n_slots, 3 kinds, 3 axes] in lattice units."""
+    surface = sim.surface
+    assert surface is not None, "attach a surface first"
+    pressure_x, friction_x = drag_by_entry(sim, slot_force_mean)
+    to_cd = sim.coefficients(np.array([1.0, 0.0, 0.0]))[0]
+    n_parts = len(sim.surface_part_names)
+    pressure_part = np.bincount(surface.entry_part, weights=pressure_x, minlength=n_parts) * to_cd
+    friction_part = np.bincount(surface.entry_part, weights=friction_x, minlength=n_parts) * to_cd
+    parts = {name: (float(pressure_part[j]), float(friction_part[j])) for j, name in enumerate(sim.surface_part_names)}
+    column = surface.entry_column
+    first, last = int(column.min()), int(column.max())
+    per_column = np.bincount(column - first, weights=pressure_x + friction_x, minlength=last - first + 1) * to_cd
+    x_edge = sim.grid.centers(0)[first:last + 1] + 0.5 * sim.grid.dx_m
+    return DragBreakdown(parts, x_edge - sim.surface_x_min_m, np.cumsum(per_column))
