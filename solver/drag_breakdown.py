@@ -11,7 +11,12 @@ Splitting a slot's forces by where its surface lies: the slot's area vector a_k 
 its entries a_e, one per named part of the mesh and grid column of the faces it stands for
 (solver/surface_elements.py). The pressure force, parallel to a_k, splits exactly as -p a_e. The
 viscous force is not parallel to a_k (sigma is a tensor, or the wall model's exchange), so it
-splits by each entry's share of a_k, a_e . a_k / |a_k|^2 (the shares sum to 1). A slot with no
+splits by each entry's share of a_k, a_e . a_k / |a_k|^2 (the shares sum to 1). A part's
+pressure drag is that of p - p_inf (the free stream's static pressure, solver/surface.py): on a
+closed body a constant pressure exerts no force in all, but it does on each part (the forebody and
+the base face opposite ways), so the parts and Cd(x) add p_inf a_e to each entry, which sums to
+zero over the body (sum of a_e,x = 0 on a closed surface; a body cut by a symmetry plane is
+closed by a plane parallel to x). A slot with no
 area of its own (its links touch the body but no face's samples fall on it) reports no pressure
 force; its viscous force goes with that of the nearest slot that has area. Cd(x) bins the
 entries by the column of their faces' centres: x is the column's downstream face, measured from
@@ -25,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
-from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, Simulation
+from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, Fields, Simulation
+from solver.surface import free_stream_density
 
 
 @dataclass(frozen=True)
@@ -51,9 +57,10 @@ def slot_cells(sim: Simulation) -> np.ndarray:
     return cells[order][:, ::-1]
 
 
-def drag_by_entry(sim: Simulation, slot_force_mean: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The x-force (lattice units) of each entry of sim.surface, pressure [e] and friction [e],
-    from the per-slot mean forces [n_slots, 3 kinds, 3 axes], as the module docstring says."""
+def drag_by_entry(sim: Simulation, slot_force_mean: np.ndarray, p_inf: float) -> tuple[np.ndarray, np.ndarray]:
+    """The x-force (lattice units) of each entry of sim.surface, pressure [e] (of p - p_inf,
+    p_inf the free stream's lattice gauge pressure) and friction [e], from the per-slot mean
+    forces [n_slots, 3 kinds, 3 axes], as the module docstring says."""
     surface = sim.surface
     assert surface is not None, "attach a surface first"
     area = surface.area.astype(np.float64)
@@ -70,17 +77,19 @@ def drag_by_entry(sim: Simulation, slot_force_mean: np.ndarray) -> tuple[np.ndar
     inv_norm2 = np.where(has_area, 1.0 / np.where(has_area, norm2, 1.0), 0.0)
     p_over_a = np.einsum("sa,sa->s", slot_force_mean[:, FORCE_PRESSURE], area) * inv_norm2  # -p
     e = surface.entry_slot
-    pressure_x = p_over_a[e] * surface.entry_area[:, 0]
+    pressure_x = (p_over_a[e] + p_inf) * surface.entry_area[:, 0]
     share = np.einsum("ea,ea->e", surface.entry_area, area[e]) * inv_norm2[e]
     return pressure_x, share * friction[e]
 
 
-def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray) -> DragBreakdown:
+def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray, fields: Fields) -> DragBreakdown:
     """The breakdown of the attached surface's drag (sim.attach_surface) from the per-slot mean
-    forces [n_slots, 3 kinds, 3 axes] in lattice units."""
+    forces [n_slots, 3 kinds, 3 axes] in lattice units and the window's mean fields (for the free
+    stream's pressure)."""
     surface = sim.surface
     assert surface is not None, "attach a surface first"
-    pressure_x, friction_x = drag_by_entry(sim, slot_force_mean)
+    p_inf = (free_stream_density(sim, fields) - 1.0) / 3.0
+    pressure_x, friction_x = drag_by_entry(sim, slot_force_mean, p_inf)
     to_cd = sim.coefficients(np.array([1.0, 0.0, 0.0]))[0]
     n_parts = len(sim.surface_part_names)
     pressure_part = np.bincount(surface.entry_part, weights=pressure_x, minlength=n_parts) * to_cd

@@ -42,7 +42,7 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
                if case.flow.reynolds_tau is not None else {})
     breakdown = {"cd_parts": None, "cd_cumulative": None}
     if sim.has_surface and sim.reference_area_m2 is not None and result.slot_force_mean_lattice is not None:
-        breakdown = drag_breakdown(sim, result.slot_force_mean_lattice).as_dict()
+        breakdown = drag_breakdown(sim, result.slot_force_mean_lattice, result.best_fields).as_dict()
     return {
         "case": case.name,
         "solver_version": __version__,

@@ -54,15 +54,19 @@ def _trilinear(sim: Simulation, values: np.ndarray, fluid: np.ndarray, points_m:
         return np.where(total > 1e-6, (weights * values[z, y, x]).sum(axis=1) / total, np.nan)
 
 
-def free_stream_pressure_pa(sim: Simulation, fields: Fields) -> float:
-    """Static pressure of the free stream: the mean over the first fluid plane after the inlet
-    (gauge, Pa); 0 without an inlet."""
+def free_stream_density(sim: Simulation, fields: Fields) -> float:
+    """Lattice density of the free stream: the mean over the first fluid plane after the inlet;
+    1 (the reference) without an inlet."""
     if sim.case.domain.boundaries.x_min != "inlet":
-        return 0.0
+        return 1.0
     plane = sim.grid.ghost_lo[0]
     types = sim.flags_host[:, :, plane] & lattice.TYPE_MASK
-    p = sim.units.pressure_pa(fields.rho[:, :, plane])
-    return float(p[types == lattice.FLUID].mean())
+    return float(fields.rho[:, :, plane][types == lattice.FLUID].mean())
+
+
+def free_stream_pressure_pa(sim: Simulation, fields: Fields) -> float:
+    """Static pressure of the free stream (gauge, Pa; free_stream_density); 0 without an inlet."""
+    return float(sim.units.pressure_pa(np.float64(free_stream_density(sim, fields))))
 
 
 def dynamic_pressure_pa(sim: Simulation) -> float:

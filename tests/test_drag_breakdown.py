@@ -41,3 +41,36 @@ def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path):
     assert labels is not None and labels.GetNumberOfTuples() == surface.GetNumberOfCells()
     names = surface.GetFieldData().GetAbstractArray("part_names")
     assert [names.GetValue(i) for i in range(names.GetNumberOfValues())] == list(parts)
+
+
+@pytest.mark.parametrize("rule", ["faces", "surface"])
+def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
+    """ahmed.yaml at 20 cells, 400 steps, the last 200 averaged with the fields sampled every
+    step: each slot's pressure force over the window, -p a_k, gives back p = (rho - 1) / 3 of its
+    cell's mean density (two paths: the kernel's per-step report summed on the device, and the
+    fields' running mean), under both walls.body_rule."""
+    import numpy as np
+
+    from solver.config import load_case
+    from solver.run import Runner
+    from solver.simulation import FORCE_PRESSURE, Simulation
+
+    case = load_case(ROOT / "cases" / "ahmed.yaml",
+                     ["resolution.cells_per_length=20", "resolution.min_gap_cells=0.5", f"walls.body_rule={rule}",
+                      "run.max_steps=400", "run.average_from_step=200", "run.average_steps=200", "run.sample_every=1"],
+                     schema=run_case.CASE_SCHEMA)
+    mesh = run_case.case_mesh(case)
+    sim = Simulation(case, cpu, mesh)
+    sim.attach_surface(mesh.vertices_m, mesh.faces, *mesh.parts())
+    result = Runner(sim).run()
+    area = sim.surface.area.astype(np.float64)
+    norm2 = np.einsum("sa,sa->s", area, area)
+    used = norm2 > 0.05
+    reported = -np.einsum("sa,sa->s", result.slot_force_mean_lattice[:, FORCE_PRESSURE], area)[used] / norm2[used]
+    cells = np.argwhere(sim.slot_host >= 0)
+    rho = np.empty(len(cells))
+    rho[sim.slot_host[tuple(cells.T)]] = result.mean_fields.rho[tuple(cells.T)]
+    from_density = (rho[used] - 1.0) / 3.0
+    scale = np.abs(from_density).max()
+    assert used.sum() > 300 and scale > 1e-4
+    np.testing.assert_allclose(reported, from_density, atol=1e-5 * scale)
