@@ -138,3 +138,14 @@ def test_vector_width_flag_only_on_x86(monkeypatch):
     assert "-mprefer-vector-width=512" in host_build.cxx_flags()
     monkeypatch.setattr(host_build.platform, "machine", lambda: "aarch64")
     assert not any(flag.startswith("-mprefer-vector-width") for flag in host_build.cxx_flags())
+
+
+def test_prefetch_locality_follows_the_vendor(monkeypatch):
+    """Intel processors prefetch the bulk's sources into every cache level (3), others
+    non-temporally (0), as measured (docs/performance.md)."""
+    from solver.backends import host_build
+
+    monkeypatch.setattr(host_build, "cpu_vendor", lambda: "GenuineIntel")
+    assert "-DLBM_PREFETCH_LOCALITY=3" in host_build.cxx_flags()
+    monkeypatch.setattr(host_build, "cpu_vendor", lambda: "AuthenticAMD")
+    assert "-DLBM_PREFETCH_LOCALITY=0" in host_build.cxx_flags()

@@ -31,13 +31,21 @@ constexpr int kChunk = 16;
 // inline: g++ 12 finds a function of prefetches alone free of side effects and drops its call.
 constexpr int kAhead = 64;
 
+// Locality hint of the source prefetches: 0 (non-temporal) or 3 (all cache levels). The build sets
+// it per processor vendor (solver/backends/host_build.py): on the AMD EPYC non-temporal was the
+// faster, on the Intel Xeon all levels (the LES box 1.2-1.3 times, the car 1.3 times faster;
+// docs/performance.md).
+#ifndef LBM_PREFETCH_LOCALITY
+#define LBM_PREFETCH_LOCALITY 0
+#endif
+
 __forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const LbmParams& p,
                                    const long long row, const int x0, const int ym, const int y,
                                    const int yp, const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     const int x = x0 + kAhead, xm = x - 1, xp = x + 1;
 #define LBM_PREFETCH(q, cx, cy, cz, w)                                \
-    __builtin_prefetch(f_src + q * S + LBM_BULK_SOURCE(cx, cy, cz), 0, 0); \
+    __builtin_prefetch(f_src + q * S + LBM_BULK_SOURCE(cx, cy, cz), 0, LBM_PREFETCH_LOCALITY); \
     __builtin_prefetch(f_dst + q * S + row + x, 1, 0);
     D3Q19_LINKS(LBM_PREFETCH)
 #undef LBM_PREFETCH
