@@ -222,8 +222,8 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
                      f"{file_link(out, f.optimize / 'report.md')})."),
                Block("table", rows=table), image_block(out, f.optimize / "history.png")]
     for label in ("baseline", best):
-        blocks.append(Block("text", f"{label}: Cp on the body, the time-averaged velocity and where the drag comes from "
-                            f"({file_link(out, f.optimize / label / 'case.vtm')} in ParaView)."))
+        blocks.append(Block("text", f"{label}: Cp on the body, the time-averaged velocity and where "
+                            f"the drag comes from ({file_link(out, f.optimize / label / 'case.vtm')} in ParaView)."))
         for picture in ("body_cp.png", "velocity_slice.png", "drag_breakdown.png"):
             if (f.optimize / label / "images" / picture).is_file():
                 blocks.append(image_block(out, f.optimize / label / "images" / picture))

@@ -140,7 +140,8 @@ def write_mesh(mesh: TriangleMesh, path: str | Path, point_arrays: dict[str, np.
     """Write binary STL or OBJ (through meshio) or VTP (through VTK); the format is file_format
     (stl, obj, vtp) or the path's suffix. point_arrays ([n] or [n, 3] per vertex) go into a VTP
     only, and so does the faces' part index (cell array ``part``, its names in the field data
-    ``part_names``) where the mesh has labels. Writes path directly: callers that need atomic files pass a temporary path and rename."""
+    ``part_names``) where the mesh has labels. Writes path directly: callers that need atomic
+    files pass a temporary path and rename."""
     path = Path(path)
     fmt = file_format or path.suffix.lower().lstrip(".")
     if f".{fmt}" not in WRITE_SUFFIXES:

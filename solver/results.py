@@ -41,7 +41,8 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
     channel = (channel_statistics(sim, result.best_fields).as_dict()
                if case.flow.reynolds_tau is not None else {})
     breakdown = {"cd_parts": None, "cd_cumulative": None}
-    if sim.has_surface and sim.reference_area_m2 is not None and result.slot_force_mean_lattice is not None:
+    if (sim.has_surface and sim.reference_area_m2 is not None and result.slot_force_mean_lattice is not None
+            and sim.surface is not None and sim.surface.entry_slot.size):
         breakdown = drag_breakdown(sim, result.slot_force_mean_lattice, result.best_fields).as_dict()
     return {
         "case": case.name,
