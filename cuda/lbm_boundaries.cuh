@@ -13,6 +13,10 @@ __device__ __forceinline__ long long lbm_index(const LbmParams& p, const int x, 
     return lbm_wrap(x, p.nx) + (long long)p.nx * (lbm_wrap(y, p.ny) + (long long)p.ny * lbm_wrap(z, p.nz));
 }
 
+// The link along grid axis k (0, 1, 2) with sign c (+-1): links 1 .. 6 are +x, -x, +y, -y, +z, -z.
+// Its source x - c e_k is the cell's neighbour on the -c side of axis k.
+__device__ __forceinline__ int lbm_axis_link(const int k, const int c) { return 1 + 2 * k + (c < 0); }
+
 __device__ __forceinline__ bool lbm_streams_plainly(const unsigned char flag) {
     const int t = flag & FLAG_TYPE_MASK;
     return t == FLAG_FLUID || t == FLAG_INLET || t == FLAG_OUTFLOW;
@@ -41,18 +45,19 @@ __device__ __forceinline__ float lbm_bouzidi(const float qw, const float f_out, 
 // about that flow: the wall adds no energy to perturbations. Ladd's rule f_out + 6 w c.u_w,
 // which the first-order expansion of this one corrects, feeds the lattice at tau0 -> 1/2
 // (docs/solver.md). Links with c.u_w = 0 and a mirror equal to opp reduce to bounce-back.
+// nb: the flags of the cell's link sources, nb[q] that of x - c_q.
 __device__ __forceinline__ float lbm_moving_wall(const float* __restrict__ f_src, const LbmParams& p,
                                                  const long long n, const int q, const int cx,
-                                                 const int cy, const int cz, const int x,
-                                                 const int y, const int z) {
+                                                 const int cy, const int cz,
+                                                 const unsigned char* nb) {
     const long long S = p.plane_stride;
     const int opp = LBM_OPP(q);
     const float f_out = f_src[opp * S + n];
     // The wall's normal: the axis along which the neighbour of x towards the source is the wall.
     int mx = cx, my = cy, mz = cz;
-    if (cz && (p.flags[lbm_index(p, x, y, z - cz)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
+    if (cz && (nb[lbm_axis_link(2, cz)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
         mz = -cz;
-    } else if (cy && (p.flags[lbm_index(p, x, y - cy, z)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
+    } else if (cy && (nb[lbm_axis_link(1, cy)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
         my = -cy;
     } else {
         return f_out;  // no tangential partner (a link along the normal, or an edge): bounce back
@@ -68,6 +73,7 @@ __device__ __forceinline__ float lbm_moving_wall(const float* __restrict__ f_src
 // Adds the momentum the link hands to the body (gauge pressure: shifted populations) to *force.
 // q_links: the cell's 18 wall fractions (links 1..18) for interpolated bounce-back on the body,
 // or null for halfway bounce-back.
+// nb: the flags of the cell's link sources, nb[q] that of x - c_q (nb[q] is the wall's).
 template <int kCollision>
 __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_src,
                                                     const float* __restrict__ q_links,
@@ -75,32 +81,30 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
                                                     const int q, const int cx, const int cy,
                                                     const int cz, const float w,
                                                     const int x, const int y, const int z,
-                                                    const unsigned char src_flag, float* force) {
+                                                    const unsigned char* nb, float* force) {
     const long long S = p.plane_stride;
     const int opp = LBM_OPP(q);
     const float f_out = f_src[opp * S + n];
+    const unsigned char src_flag = nb[q];
     const int type = src_flag & FLAG_TYPE_MASK;
-    if (type == FLAG_MOVING) return lbm_moving_wall(f_src, p, n, q, cx, cy, cz, x, y, z);
+    if (type == FLAG_MOVING) return lbm_moving_wall(f_src, p, n, q, cx, cy, cz, nb);
     if (type == FLAG_FREESLIP) {
         // Specular reflection: flip the components whose axis neighbour is a free-slip wall; the
         // mirrored population left the cell x - c_tangential.
         int mx = cx, my = cy, mz = cz, sx = x - cx, sy = y - cy, sz = z - cz;
         bool flipped = false;
-        if (cx && (p.flags[lbm_index(p, x - cx, y, z)] & FLAG_TYPE_MASK) == FLAG_FREESLIP) {
+        if (cx && (nb[lbm_axis_link(0, cx)] & FLAG_TYPE_MASK) == FLAG_FREESLIP) {
             mx = -cx; sx = x; flipped = true;
         }
-        if (cy && (p.flags[lbm_index(p, x, y - cy, z)] & FLAG_TYPE_MASK) == FLAG_FREESLIP) {
+        if (cy && (nb[lbm_axis_link(1, cy)] & FLAG_TYPE_MASK) == FLAG_FREESLIP) {
             my = -cy; sy = y; flipped = true;
         }
-        if (cz && (p.flags[lbm_index(p, x, y, z - cz)] & FLAG_TYPE_MASK) == FLAG_FREESLIP) {
+        if (cz && (nb[lbm_axis_link(2, cz)] & FLAG_TYPE_MASK) == FLAG_FREESLIP) {
             mz = -cz; sz = z; flipped = true;
         }
-        if (flipped) {
-            const long long s = lbm_index(p, sx, sy, sz);
-            if (lbm_streams_plainly(p.flags[s])) {
-                const int qm = LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)];
-                return f_src[qm * S + s];
-            }
+        if (flipped) {  // the mirrored link qm comes from (sx, sy, sz)
+            const int qm = LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)];
+            if (lbm_streams_plainly(nb[qm])) return f_src[qm * S + lbm_index(p, sx, sy, sz)];
         }
         return f_out;  // a corner with no plain mirror source: bounce back
     }
@@ -108,11 +112,12 @@ __device__ __forceinline__ float lbm_pull_from_wall(const float* __restrict__ f_
         float f_in = f_out;
         if (q_links) {
             const float qw = q_links[q - 1];
-            const long long far = lbm_index(p, x + cx, y + cy, z + cz);
             // Halfway bounce-back where the set-up found no wall on the link (qw = 0: e.g. a link
-            // wrapped across a periodic face) or, next to a thin gap, the far cell is not fluid.
-            if (qw > 0.0f && (qw >= 0.5f || (p.flags[far] & FLAG_TYPE_MASK) == FLAG_FLUID)) {
-                f_in = lbm_bouzidi(qw, f_out, qw < 0.5f ? f_src[opp * S + far] : 0.0f,
+            // wrapped across a periodic face) or, next to a thin gap, the far cell x + c (the
+            // source of the opposite link) is not fluid.
+            if (qw > 0.0f && (qw >= 0.5f || (nb[opp] & FLAG_TYPE_MASK) == FLAG_FLUID)) {
+                f_in = lbm_bouzidi(qw, f_out,
+                                   qw < 0.5f ? f_src[opp * S + lbm_index(p, x + cx, y + cy, z + cz)] : 0.0f,
                                    f_src[q * S + n]);
             }
         }

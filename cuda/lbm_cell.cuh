@@ -60,15 +60,22 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
     // interpolated bounce-back (docs/solver.md, "Wall model on bodies").
     float defect = 0.0f, w_body = 0.0f;
     unsigned int body_links = 0u;
+    // The sources x - c of the 19 links from the wrapped neighbour coordinates (LBM_BULK_SOURCE),
+    // and their flags, read once for the rules and the wall model: nb[q] is that of link q's source.
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
+    const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
+              yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
+    unsigned char nb[19];
+#define LBM_SOURCE_FLAG(q, cx, cy, cz, w) nb[q] = p.flags[LBM_BULK_SOURCE(cx, cy, cz)];
+    D3Q19_LINKS(LBM_SOURCE_FLAG)
+#undef LBM_SOURCE_FLAG
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
     {                                                                                        \
-        const long long s = lbm_index(p, x - (cx), y - (cy), z - (cz));                      \
-        const unsigned char sf = p.flags[s];                                                 \
-        if (lbm_streams_plainly(sf)) {                                                       \
-            f[q] = f_src[q * S + s];                                                         \
+        if (lbm_streams_plainly(nb[q])) {                                                    \
+            f[q] = f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)];                               \
         } else {                                                                             \
-            f[q] = lbm_pull_from_wall<kCollision>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, sf, force); \
-            if ((sf & FLAG_BODY) && q_links) {                                               \
+            f[q] = lbm_pull_from_wall<kCollision>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, nb, force); \
+            if ((nb[q] & FLAG_BODY) && q_links) {                                            \
                 defect += f_src[LBM_OPP(q) * S + n] - f[q];                                  \
                 w_body += (w);                                                               \
                 body_links |= 1u << q;                                                       \
@@ -91,7 +98,7 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
 #undef LBM_RETURN_MASS
     }
     return p.wall_model == LBM_WALL_LOGLAW &&
-           lbm_wall_function<kCollision>(f_src, q_links, area, wall, p, n, x, y, z, f, force, friction);
+           lbm_wall_function<kCollision>(f_src, q_links, area, wall, p, n, x, y, z, nb, f, force, friction);
 }
 
 // What a fluid cell next to the body (slot k) writes to cell_force[9k .. 9k+8] after its

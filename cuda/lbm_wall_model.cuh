@@ -48,16 +48,16 @@
 // F(u+) = u+ (u+ + g(u+)) - Re_y, g the bracketed term times exp(-kappa B). F is convex and
 // increasing for u+ > 0, so Newton's method from any positive start converges. The start is the
 // smaller of the viscous sublayer's sqrt(Re_y) and the log law's u+ = ln(Re_y / u+) / kappa + B
-// after one fixed-point step from u+ = ln(Re_y) / kappa + B; from it four Newton steps reach
-// 3e-13 of the root for Re_y in 1e-3 .. 1e8 (float64; seven steps from the log law's first guess
-// reached 4e-7), below float32's round-off.
+// after one fixed-point step from u+ = ln(Re_y) / kappa + B; from it three Newton steps reach
+// 2.5e-7 of the root for Re_y in 1e-3 .. 1e8 (float64; four reach 3e-13, and in float32 both
+// stop at the same 4.4e-7 of round-off: docs/performance.md).
 __device__ __forceinline__ float lbm_spalding_u_plus(const float re_y) {
     const float e_kb = expf(-LBM_KAPPA * LBM_LOG_B);
     const float ln_re = logf(fmaxf(re_y, 1.0f));
     const float up_log = (ln_re - logf(ln_re * (1.0f / LBM_KAPPA) + LBM_LOG_B)) * (1.0f / LBM_KAPPA) + LBM_LOG_B;
     float up = fminf(sqrtf(re_y), up_log);
     LBM_UNROLL
-    for (int it = 0; it < 4; ++it) {
+    for (int it = 0; it < 3; ++it) {
         const float ku = fminf(LBM_KAPPA * up, 30.0f);
         const float ex = expf(ku);
         const float poly2 = 1.0f + ku + 0.5f * ku * ku;
@@ -131,7 +131,7 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
                                                const int y, const int z, const int* face,
                                                const int group, const float* nrm, const float* u,
                                                const float y_offset, const float area_weight,
-                                               const float rho, float* f,
+                                               const float rho, const unsigned char* nb, float* f,
                                                unsigned int* taken, float* force, float* shear) {
     const long long S = p.plane_stride;
     const float un = u[0] * nrm[0] + u[1] * nrm[1] + u[2] * nrm[2];
@@ -150,7 +150,7 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
     {                                                                                             \
         const float cn = LBM_CV(cx, nrm[0]) + LBM_CV(cy, nrm[1]) + LBM_CV(cz, nrm[2]);            \
         if (cn > 0.0f) cut_plane += (w) * cn;                                                     \
-        const unsigned char sf = p.flags[lbm_index(p, x - (cx), y - (cy), z - (cz))];             \
+        const unsigned char sf = nb[q];                                                           \
         const bool member = ((group == LBM_GROUP_BODY) == ((sf & FLAG_BODY) != 0)) &&             \
                             (((cx) != 0 && (cx) == face[0]) || ((cy) != 0 && (cy) == face[1]) ||  \
                              ((cz) != 0 && (cz) == face[2]));                                     \
@@ -160,7 +160,7 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
             const int my = ((cy) != 0 && (cy) == face[1]) ? -(cy) : (cy);                         \
             const int mz = ((cz) != 0 && (cz) == face[2]) ? -(cz) : (cz);                         \
             const bool mirrored = (mx != (cx) || my != (cy) || mz != (cz)) &&                     \
-                                  lbm_is_wall(p.flags[lbm_index(p, x + mx, y + my, z + mz)]);     \
+                                  lbm_is_wall(nb[LBM_LINK_OF[(1 - mx) + 3 * (1 - my) + 9 * (1 - mz)]]); \
             f_spec[q] = mirrored ? f_src[LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)] * S + n] \
                                  : f[q];                                                          \
             const float f_out = f_src[LBM_OPP(q) * S + n];                                        \
@@ -188,7 +188,7 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
 #define LBM_WALL_BLEND(q, cx, cy, cz, w)                                                          \
     if (links & (1u << q)) {                                                                      \
         const float f_new = r * f[q] + (1.0f - r) * f_spec[q];                                    \
-        if (p.flags[lbm_index(p, x - (cx), y - (cy), z - (cz))] & FLAG_BODY) {                   \
+        if (nb[q] & FLAG_BODY) {                                                                  \
             const float dm = f_new - f[q];                                                        \
             force[0] -= LBM_CV(cx, dm);                                                           \
             force[1] -= LBM_CV(cy, dm);                                                           \
@@ -243,8 +243,8 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
                                                       const LbmParams& p, const long long n,
                                                       const int x, const int y, const int z,
                                                       const float* wall, const float rho,
-                                                      const float* u_own, float* f, float* force,
-                                                      float* friction) {
+                                                      const float* u_own, const unsigned char* nb,
+                                                      float* f, float* force, float* friction) {
     if (!(wall[4] > 0.0f)) return 0u;
     const float nrm[3] = {wall[0], wall[1], wall[2]};
     const float h = (float)(p.wall_sample - 1);
@@ -276,13 +276,13 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
         const float ct = LBM_CV(cx, t[0]) + LBM_CV(cy, t[1]) + LBM_CV(cz, t[2]);                     \
         const float cn = LBM_CV(cx, nrm[0]) + LBM_CV(cy, nrm[1]) + LBM_CV(cz, nrm[2]);               \
         if (cn > 0.0f) cap_plane += (w) * cn * ct * ct;                                              \
-        const unsigned char sf = p.flags[lbm_index(p, x - (cx), y - (cy), z - (cz))];                \
+        const unsigned char sf = nb[q];                                                              \
         if ((sf & FLAG_BODY) && lbm_is_wall(sf)) {                                                   \
             links |= 1u << q;                                                                        \
             cap += (w) * ct * ct;                                                                    \
             const float qw = q_links ? q_links[q - 1] : 0.0f;                                        \
             const bool bouzidi = qw >= 0.5f ||                                                       \
-                (qw > 0.0f && (p.flags[lbm_index(p, x + (cx), y + (cy), z + (cz))] & FLAG_TYPE_MASK) == FLAG_FLUID); \
+                (qw > 0.0f && (nb[LBM_OPP(q)] & FLAG_TYPE_MASK) == FLAG_FLUID);                       \
             beta[q] = bouzidi && qw >= 0.5f ? 0.5f / qw : 1.0f;                                      \
             const float wb = 6.0f * rho * (w) * beta[q];                                             \
             km[0] += (cx) ? wb : 0.0f;                                                               \
@@ -359,14 +359,16 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
 // cell reports for no body) and its voxel faces are no groups. Returns false where the cell
 // touches no no-slip or moving wall across a face (and, with the surface rule, reports for no
 // body); else writes to friction the wall shear force its body faces or links hand to the body.
+// nb: the flags of the cells the links come from, nb[q] that of x - c_q (lbm_pull_boundary_cell
+// reads them once for the pull; the groups below take their neighbours' kinds from them).
 template <int kCollision>
 __device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_src,
                                                   const float* __restrict__ q_links,
                                                   const float* __restrict__ area,
                                                   const float* __restrict__ wall,
                                                   const LbmParams& p, const long long n, const int x,
-                                                  const int y, const int z, float* f, float* force,
-                                                  float* friction) {
+                                                  const int y, const int z, const unsigned char* nb,
+                                                  float* f, float* force, float* friction) {
     // walls.body_rule = surface: the body's links take lbm_wall_body's rule about the true surface,
     // the faces of its voxels no group of their own.
     const bool surface = p.wall_body_rule == LBM_WALL_BODY_SURFACE && wall;
@@ -374,10 +376,8 @@ __device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_sr
     // or the body (3); 0 for fluid.
     int wall_lo[3], wall_hi[3];
     {
-        const unsigned char lo[3] = {p.flags[lbm_index(p, x - 1, y, z)], p.flags[lbm_index(p, x, y - 1, z)],
-                                     p.flags[lbm_index(p, x, y, z - 1)]};
-        const unsigned char hi[3] = {p.flags[lbm_index(p, x + 1, y, z)], p.flags[lbm_index(p, x, y + 1, z)],
-                                     p.flags[lbm_index(p, x, y, z + 1)]};
+        const unsigned char lo[3] = {nb[1], nb[3], nb[5]};  // the cells at x - e_k: links +e_k's sources
+        const unsigned char hi[3] = {nb[2], nb[4], nb[6]};
         LBM_UNROLL
         for (int k = 0; k < 3; ++k) {
             wall_lo[k] = !lbm_is_wall(lo[k]) ? 0 : (lo[k] & FLAG_BODY) ? (surface ? 0 : 3) : 1 + ((lo[k] & FLAG_TYPE_MASK) == FLAG_MOVING);
@@ -394,7 +394,7 @@ __device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_sr
     // The body's surface normal, for the share of each voxel face.
     const float a_l1 = area ? fabsf(area[0]) + fabsf(area[1]) + fabsf(area[2]) : 0.0f;
     unsigned int taken = body ? lbm_wall_body<kCollision>(f_src, q_links, p, n, x, y, z, wall, rho, u_own,
-                                                          f, force, friction)
+                                                          nb, f, force, friction)
                               : 0u;
     LBM_UNROLL
     for (int k = 0; k < 3; ++k) {
@@ -415,7 +415,7 @@ __device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_sr
                                     u[2] - (moving ? p.wall_uz : 0.0f)};
             const float weight = kind == 3 && a_l1 > 0.0f ? fabsf(area[k]) / a_l1 : 1.0f;
             lbm_wall_group(f_src, q_links, p, n, x, y, z, face, kind == 3 ? LBM_GROUP_BODY : LBM_GROUP_FACE,
-                           nrm, u_rel, y_offset, weight, rho, f, &taken, force, friction);
+                           nrm, u_rel, y_offset, weight, rho, nb, f, &taken, force, friction);
         }
     }
     return true;
