@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: help venv demo test test-slow bench clean
+.PHONY: help venv demo lint test test-slow bench clean
 .DEFAULT_GOAL := help
 
 help:  ## list the targets
@@ -22,7 +22,11 @@ venv: $(STAMP)  ## create or refresh .venv from pyproject.toml
 demo: $(STAMP)  ## the whole mission: sweep, surrogate, optimization, results/demo/report.html
 	$(PY) run_pipeline.py cases/pipeline_demo.yaml
 
-test: $(STAMP)  ## the test suite (without the slow physics checks)
+lint: $(STAMP)  ## ruff's lint rules and formatting (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
+
+test: lint  ## the lint step, then the test suite (without the slow physics checks)
 	$(PY) -m pytest -q
 
 test-slow: $(STAMP)  ## the long physics checks

@@ -17,12 +17,12 @@ from pathlib import Path
 
 from omegaconf import OmegaConf
 
+from solver.cli_logging import configure_logging
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 from surrogate.executors import make_executor
 from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
 from surrogate.sweep_config import default_output, load_sweep
-from solver.cli_logging import configure_logging
 
 log = logging.getLogger("generate_dataset")
 
@@ -31,9 +31,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("sweep", help="sweep YAML (e.g. cases/sweep_demo.yaml)")
     p.add_argument("overrides", nargs="*", help="key=value overrides, e.g. sampler.n_samples=64")
-    p.add_argument("--out", help="dataset folder (default: the sweep's output, else results/datasets/<name>)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="delete a dataset of another config in the folder and start again")
+    p.add_argument(
+        "--out", help="dataset folder (default: the sweep's output, else results/datasets/<name>)"
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="delete a dataset of another config in the folder and start again",
+    )
     p.add_argument("--retry-failed", action="store_true", help="compute failed samples again")
     return p.parse_intermixed_args(argv)
 
@@ -55,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: the finished samples are kept; run the same command to go on", file=sys.stderr)
+        print(
+            "interrupted: the finished samples are kept; run the same command to go on",
+            file=sys.stderr,
+        )
         return 130
     log.info("dataset %s\n%s", folder, report.text())
     return 0

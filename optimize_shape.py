@@ -17,9 +17,9 @@ from pathlib import Path
 
 from optimize.opt_config import default_output, load_optimize_config
 from optimize.run import run_optimization
+from solver.cli_logging import configure_logging
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
-from solver.cli_logging import configure_logging
 from viz.numbers import coefficient
 
 log = logging.getLogger("optimize_shape")
@@ -45,8 +45,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for d in result["designs"]:
-        log.info("%-12s surrogate Cd %s +- %s   LBM Cd %s", d["label"], coefficient(d["cd_surrogate"]),
-                 coefficient(d["cd_std"]), coefficient(d["cd_lbm"]))
+        log.info(
+            "%-12s surrogate Cd %s +- %s   LBM Cd %s",
+            d["label"],
+            coefficient(d["cd_surrogate"]),
+            coefficient(d["cd_std"]),
+            coefficient(d["cd_lbm"]),
+        )
     log.info("best by the LBM: %s -> %s", result["best"], out)
     return 0
 

@@ -5,7 +5,8 @@
 
 Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti,
 surface.vtp (the body with Cp), case.vtm (both together), images/, and with the matching keys
-snapshots/ with fields.pvd and checkpoint/ (docs/output.md). A bad case ends with one line naming the key and
+snapshots/ with fields.pvd and checkpoint/ (docs/output.md). A bad case ends with one line naming
+the key and
 exit code 2, before anything is written.
 """
 
@@ -16,8 +17,8 @@ import logging
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
 from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
+from solver.cli_logging import configure_logging
 from solver.config import CaseConfig, collision_operator, load_case
 from solver.errors import SlipstreamError
 from solver.pipe import pipe_statistics
@@ -33,7 +35,6 @@ from solver.run import Runner
 from solver.simulation import Simulation
 from solver.surface import surface_pressure, surface_shear
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
-from solver.cli_logging import configure_logging
 from viz.numbers import coefficient
 
 log = logging.getLogger("run_case")
@@ -69,7 +70,14 @@ class ProgressBar:
             self.bar.refresh()
         elif step - self.last_logged >= total / 10 or step >= total:
             self.last_logged = step
-            log.info("step %d/%d  mean Cd %s  %.0f steps/s  ETA %.0f s", step, total, coefficient(cd), rate, eta)
+            log.info(
+                "step %d/%d  mean Cd %s  %.0f steps/s  ETA %.0f s",
+                step,
+                total,
+                coefficient(cd),
+                rate,
+                eta,
+            )
 
     def close(self) -> None:
         if self.bar is not None:
@@ -89,8 +97,10 @@ def snapshot_writer(case: CaseConfig, sim: Simulation, out: Path) -> Callable[[i
 
     def write(step: int) -> None:
         arrays = physical_fields(sim, sim.fields(), stride=stride)
-        write_atomically(out / "snapshots" / f"fields_{step:08d}.vti", lambda tmp: write_vti(
-            tmp, sim.grid.dx_m * stride, field_origin(sim), arrays))
+        write_atomically(
+            out / "snapshots" / f"fields_{step:08d}.vti",
+            lambda tmp: write_vti(tmp, sim.grid.dx_m * stride, field_origin(sim), arrays),
+        )
 
     return write
 
@@ -110,12 +120,19 @@ def write_collections(out: Path, sim: Simulation) -> None:
     with the fields and the body, where this run wrote them."""
     from viz.collections import write_pvd, write_vtm
 
-    steps = sorted(int(m[1]) for p in (out / "snapshots").glob("fields_*.vti") if (m := SNAPSHOT.fullmatch(p.name)))
+    steps = sorted(
+        int(m[1])
+        for p in (out / "snapshots").glob("fields_*.vti")
+        if (m := SNAPSHOT.fullmatch(p.name))
+    )
     if steps:
         entries = [(step * sim.units.dt_s, f"snapshots/fields_{step:08d}.vti") for step in steps]
         write_atomically(out / "fields.pvd", lambda tmp: write_pvd(tmp, entries))
-    blocks = [(name, file) for name, file in (("fields", "fields.vti"), ("body", "surface.vtp"))
-              if (out / file).is_file()]
+    blocks = [
+        (name, file)
+        for name, file in (("fields", "fields.vti"), ("body", "surface.vtp"))
+        if (out / file).is_file()
+    ]
     if blocks:
         write_atomically(out / "case.vtm", lambda tmp: write_vtm(tmp, blocks))
 
@@ -127,18 +144,32 @@ def draw_pictures(out: Path) -> None:
     try:
         draw_all(out)
     except Exception as exc:  # VTK, matplotlib and the file system all have their own errors
-        log.warning("pictures not drawn (%s: %s); redraw with: python -m viz %s",
-                    type(exc).__name__, str(exc).splitlines()[0] if str(exc) else "", out)
+        log.warning(
+            "pictures not drawn (%s: %s); redraw with: python -m viz %s",
+            type(exc).__name__,
+            str(exc).splitlines()[0] if str(exc) else "",
+            out,
+        )
 
 
-def body_surface(case: CaseConfig, sim: Simulation, mesh: TriangleMesh | None) -> TriangleMesh | None:
+def body_surface(
+    case: CaseConfig, sim: Simulation, mesh: TriangleMesh | None
+) -> TriangleMesh | None:
     """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
     if mesh is not None or case.body.shape == "none":
         return mesh
     b = case.body
     lo = np.asarray(case.domain.origin_m, float)
-    return primitive_surface(b.shape, b.center_m, b.radius_m, b.size_m, "xyz".index(b.axis), lo,
-                             lo + np.asarray(case.domain.size_m, float), sim.units.dx_m)
+    return primitive_surface(
+        b.shape,
+        b.center_m,
+        b.radius_m,
+        b.size_m,
+        "xyz".index(b.axis),
+        lo,
+        lo + np.asarray(case.domain.size_m, float),
+        sim.units.dx_m,
+    )
 
 
 def _convergence(info: dict) -> str:
@@ -163,10 +194,22 @@ def main(argv: list[str] | None = None) -> int:
         if surface_mesh is not None:
             sim.attach_surface(surface_mesh.vertices_m, surface_mesh.faces, *surface_mesh.parts())
         u = sim.units
-        log.info("%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.7f, "
-                 "dx %.4g m, dt %.4g s, %s collision", case.name, backend.describe(), sim.grid.nx,
-                 sim.grid.ny, sim.grid.nz, sim.grid.n_cells / 1e6, u.reynolds, u.mach, u.tau, u.dx_m,
-                 u.dt_s, collision_operator(case.resolution))
+        log.info(
+            "%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.7f, "
+            "dx %.4g m, dt %.4g s, %s collision",
+            case.name,
+            backend.describe(),
+            sim.grid.nx,
+            sim.grid.ny,
+            sim.grid.nz,
+            sim.grid.n_cells / 1e6,
+            u.reynolds,
+            u.mach,
+            u.tau,
+            u.dx_m,
+            u.dt_s,
+            collision_operator(case.resolution),
+        )
         log.info(sim.fidelity.describe())
         if not args.resume:
             clear_derived_outputs(out)
@@ -178,25 +221,42 @@ def main(argv: list[str] | None = None) -> int:
             result = runner.run()
         finally:
             progress.close()
-        pipe = (pipe_statistics(sim, result.best_fields, case.geometry.pipe.radius_m / u.dx_m).as_dict()
-                if case.geometry.source == "pipe" and sim.body_accel_lattice[0] > 0 else None)
+        pipe = (
+            pipe_statistics(sim, result.best_fields, case.geometry.pipe.radius_m / u.dx_m).as_dict()
+            if case.geometry.source == "pipe" and sim.body_accel_lattice[0] > 0
+            else None
+        )
         info = write_run_files(out, case, sim, result, backend, pipe)
         if surface_mesh is not None:
-            surface = surface_pressure(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
-            shear = surface_shear(sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces)
-            arrays = {"Cp": surface.cp_vertices.astype(np.float32),
-                      "pressure": surface.pressure_vertices_pa.astype(np.float32),
-                      "wall_shear": shear.wall_shear_pa.astype(np.float32),
-                      "y_plus": shear.y_plus.astype(np.float32),
-                      "Normals": surface_mesh.vertex_normals().astype(np.float32)}
-            write_atomically(out / "surface.vtp", lambda tmp: write_mesh(surface_mesh, tmp, arrays, "vtp"))
+            surface = surface_pressure(
+                sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces
+            )
+            shear = surface_shear(
+                sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces
+            )
+            arrays = {
+                "Cp": surface.cp_vertices.astype(np.float32),
+                "pressure": surface.pressure_vertices_pa.astype(np.float32),
+                "wall_shear": shear.wall_shear_pa.astype(np.float32),
+                "y_plus": shear.y_plus.astype(np.float32),
+                "Normals": surface_mesh.vertex_normals().astype(np.float32),
+            }
+            write_atomically(
+                out / "surface.vtp", lambda tmp: write_mesh(surface_mesh, tmp, arrays, "vtp")
+            )
         if case.output.fields:
             from viz.vti import write_vti
 
             stride = case.output.stride
-            write_atomically(out / "fields.vti", lambda tmp: write_vti(
-                tmp, sim.grid.dx_m * stride, field_origin(sim),
-                physical_fields(sim, result.fields, result.mean_fields, stride)))
+            write_atomically(
+                out / "fields.vti",
+                lambda tmp: write_vti(
+                    tmp,
+                    sim.grid.dx_m * stride,
+                    field_origin(sim),
+                    physical_fields(sim, result.fields, result.mean_fields, stride),
+                ),
+            )
         write_collections(out, sim)
         if case.output.images:
             draw_pictures(out)
@@ -206,18 +266,42 @@ def main(argv: list[str] | None = None) -> int:
 
     if "friction_factor" in info:
         mckeon = info["friction_factor_mckeon"]
-        log.info("Darcy f %.4g (McKeon %s)  Re_D %.4g  Re_tau %.4g  steps %d  %s  %.1f MLUPs  -> %s",
-                 info["friction_factor"], f"{mckeon:.4g}" if mckeon is not None else "-", info["re_d"],
-                 info["re_tau"], info["steps"], _convergence(info), info["mlups"], out)
+        log.info(
+            "Darcy f %.4g (McKeon %s)  Re_D %.4g  Re_tau %.4g  steps %d  %s  %.1f MLUPs  -> %s",
+            info["friction_factor"],
+            f"{mckeon:.4g}" if mckeon is not None else "-",
+            info["re_d"],
+            info["re_tau"],
+            info["steps"],
+            _convergence(info),
+            info["mlups"],
+            out,
+        )
         return 0
     if case.flow.reynolds_tau is not None:
-        log.info("Cf %.4g (Dean %.4g)  Re_tau %.4g  Re_bulk %.4g  steps %d  %s  %.1f MLUPs  -> %s",
-                 info["cf"], info["cf_dean"], info["re_tau"], info["re_bulk"], info["steps"],
-                 _convergence(info), info["mlups"], out)
+        log.info(
+            "Cf %.4g (Dean %.4g)  Re_tau %.4g  Re_bulk %.4g  steps %d  %s  %.1f MLUPs  -> %s",
+            info["cf"],
+            info["cf_dean"],
+            info["re_tau"],
+            info["re_bulk"],
+            info["steps"],
+            _convergence(info),
+            info["mlups"],
+            out,
+        )
         return 0
-    log.info("Cd %s (pressure %s, friction %s)  Cl %s  steps %d  %s  %.1f MLUPs  -> %s",
-             coefficient(info["cd"]), coefficient(info["cd_pressure"]), coefficient(info["cd_friction"]),
-             coefficient(info["cl"]), info["steps"], _convergence(info), info["mlups"], out)
+    log.info(
+        "Cd %s (pressure %s, friction %s)  Cl %s  steps %d  %s  %.1f MLUPs  -> %s",
+        coefficient(info["cd"]),
+        coefficient(info["cd_pressure"]),
+        coefficient(info["cd_friction"]),
+        coefficient(info["cl"]),
+        info["steps"],
+        _convergence(info),
+        info["mlups"],
+        out,
+    )
     return 0
 
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from optimize.pipeline import run_pipeline
 from optimize.pipeline_config import default_output, load_pipeline
 from optimize.pipeline_report import write_report
+from solver.cli_logging import configure_logging
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
-from solver.cli_logging import configure_logging
 
 log = logging.getLogger("run_pipeline")
 
@@ -31,8 +31,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("config", help="pipeline YAML (e.g. cases/pipeline_demo.yaml)")
     p.add_argument("overrides", nargs="*", help="key=value overrides, e.g. name=trial")
     p.add_argument("--out", help="output folder (default results/<name>)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="let a changed sweep config delete the dataset in the folder and start again")
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="let a changed sweep config delete the dataset in the folder and start again",
+    )
     return p.parse_intermixed_args(argv)
 
 

@@ -17,11 +17,11 @@ import logging
 import sys
 from pathlib import Path
 
+from solver.cli_logging import configure_logging
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 from surrogate.train_config import default_output, load_train_config
 from surrogate.train_run import train_and_export
-from solver.cli_logging import configure_logging
 
 log = logging.getLogger("train_surrogate")
 

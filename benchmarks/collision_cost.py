@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from lbm_mlups import box_case, les_box_case  # noqa: E402
+
 from solver.backends import select_backend  # noqa: E402
 from solver.config import merge_case  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
@@ -51,13 +52,23 @@ def main() -> int:
         times["bgk"].append(ns_per_cell(box_case(N), backend, args.seconds))
         times["entropic_les"].append(ns_per_cell(les_box_case(N), backend, args.seconds))
     threads = os.environ.get("OMP_NUM_THREADS", "all")
-    print(f"device: {backend.describe()}; OMP_NUM_THREADS={threads}; 64 x 8 x 8 periodic box in cache")
+    print(
+        f"device: {backend.describe()}; OMP_NUM_THREADS={threads}; 64 x 8 x 8 periodic box in cache"
+    )
     for name, values in times.items():
         print(f"{name:13s} ns per cell update: {' '.join(f'{v:.1f}' for v in values)}")
     ratio = min(times["entropic_les"]) / min(times["bgk"])
     print(f"entropic LES / BGK time (best of each): {ratio:.2f}")
-    print(json.dumps({"benchmark": "collision_cost", "threads": threads, "ns_per_cell": times,
-                      "les_over_bgk_time": ratio}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "collision_cost",
+                "threads": threads,
+                "ns_per_cell": times,
+                "les_over_bgk_time": ratio,
+            }
+        )
+    )
     return 0
 
 

@@ -33,9 +33,20 @@ CHUNK = "bulk_chunk<1, false>"
 MOVES = ("vmovaps", "vmovups", "vmovss", "vmovd", "vbroadcastss", "vmovdqa", "vmovdqu")
 STAGES = {
     "stage 1 (moments, entropic state, stress, subgrid)": {
-        "lbm_raw_moments", "lbm_entropic_cell", "lbm_entropic_state", "lbm_entropic_axes",
-        "lbm_coshm1_sinh", "lbm_entropic_mu2", "lbm_smagorinsky_omega", "lbm_entropic_zm1"},
-    "stage 2 (the 6 x 6 projection)": {"lbm_entropic_polynomial", "lbm_solve_spd6", "lbm_inverse_sym3"},
+        "lbm_raw_moments",
+        "lbm_entropic_cell",
+        "lbm_entropic_state",
+        "lbm_entropic_axes",
+        "lbm_coshm1_sinh",
+        "lbm_entropic_mu2",
+        "lbm_smagorinsky_omega",
+        "lbm_entropic_zm1",
+    },
+    "stage 2 (the 6 x 6 projection)": {
+        "lbm_entropic_polynomial",
+        "lbm_solve_spd6",
+        "lbm_inverse_sym3",
+    },
     "stage 3 (populations)": {"lbm_entropic_relax"},
 }
 
@@ -54,10 +65,16 @@ def disassemble() -> str:
     flags = [f for f in host_build.cxx_flags() if f != "-shared"]
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "lbm_host.o"
-        subprocess.run(["c++", *flags, "-g", "-c", "-o", str(obj), str(CUDA_DIR / "host" / "lbm_host.cpp")],
-                       check=True)
-        return subprocess.run(["objdump", "-dl", "--no-show-raw-insn", "-C", str(obj)], check=True,
-                              capture_output=True, text=True).stdout
+        subprocess.run(
+            ["c++", *flags, "-g", "-c", "-o", str(obj), str(CUDA_DIR / "host" / "lbm_host.cpp")],
+            check=True,
+        )
+        return subprocess.run(
+            ["objdump", "-dl", "--no-show-raw-insn", "-C", str(obj)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
 
 def count(listing: str, vector_reg: str) -> Counter:
@@ -94,8 +111,10 @@ def main() -> int:
         print(f"no {reg} arithmetic found in {CHUNK}: the chunk did not vectorize", file=sys.stderr)
         return 1
     lanes = 16 if reg == "zmm" else 8
-    print(f"flags: {' '.join(host_build.cxx_flags())}; {reg} registers: one vector iteration, "
-          f"{lanes} cells")
+    print(
+        f"flags: {' '.join(host_build.cxx_flags())}; {reg} registers: one vector iteration, "
+        f"{lanes} cells"
+    )
     result = {}
     for stage, funcs in STAGES.items():
         arith = sum(v for (f, k), v in counts.items() if f in funcs and k == "arithmetic")
@@ -105,9 +124,17 @@ def main() -> int:
     known = set().union(*STAGES.values())
     rest = sum(v for (f, k), v in counts.items() if f not in known and k == "arithmetic")
     print(f"{'elsewhere (pull, store)':55s} arithmetic {rest:5d}")
-    print(json.dumps({"benchmark": "collision_ops", "register": reg, "cells": lanes,
-                      "arithmetic_total": total,
-                      "stages": result}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "collision_ops",
+                "register": reg,
+                "cells": lanes,
+                "arithmetic_total": total,
+                "stages": result,
+            }
+        )
+    )
     return 0
 
 

@@ -12,7 +12,8 @@ bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), 
 bandwidth (bytes read + written per second) measured on the same device in the same run, and
 the fraction of the roofline bandwidth / 153 B reached, and the vehicle kernel's speed against
 BGK's in the same run (LES / BGK: the LES box against the BGK box of its size, the wall-modelled
-channel against the BGK box of the middle size, the car against BGK on the car's grid). With lbmpy installed it also
+channel against the BGK box of the middle size, the car against BGK on the car's grid). With lbmpy
+installed it also
 times lbmpy's generated kernels (D3Q19 SRT float32, periodic box; for the LES box, SRT with
 lbmpy's Smagorinsky subgrid model), its plain C build and its vectorized build for this CPU's
 widest SIMD (its best), each per full step including its periodic copy, and prints our ratio to
@@ -46,14 +47,18 @@ PERIODIC = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
 
 
 def box_case(n: int) -> dict:
-    return {"name": f"box{n}", "flow": {"speed_m_s": 1.0, "reynolds": 100.0, "initial": "taylor_green"},
-            "domain": {"size_m": [1.0, 1.0, 1.0], "boundaries": PERIODIC},
-            "body": {"reference_length_m": 1.0},
-            "resolution": {"cells_per_length": n, "u_lattice": 0.05}}
+    return {
+        "name": f"box{n}",
+        "flow": {"speed_m_s": 1.0, "reynolds": 100.0, "initial": "taylor_green"},
+        "domain": {"size_m": [1.0, 1.0, 1.0], "boundaries": PERIODIC},
+        "body": {"reference_length_m": 1.0},
+        "resolution": {"cells_per_length": n, "u_lattice": 0.05},
+    }
 
 
 def les_box_case(n: int) -> dict:
-    """The periodic box at Re 1e7 with the car cases' collision: entropic regularized + Smagorinsky."""
+    """The periodic box at Re 1e7 with the car cases' collision: entropic regularized +
+    Smagorinsky."""
     case = box_case(n)
     case["flow"]["reynolds"] = 1e7
     case["resolution"].update({"smagorinsky_cs": 0.16, "collision": "entropic"})
@@ -62,12 +67,23 @@ def les_box_case(n: int) -> dict:
 
 def sphere_channel_case(n: int) -> dict:
     """A channel 2n x n x n cells with a sphere of diameter n/4: inlet, outflow, free slip."""
-    return {"name": f"sphere{n}", "flow": {"speed_m_s": 1.0, "reynolds": 100.0},
-            "domain": {"size_m": [8.0, 4.0, 4.0],
-                       "boundaries": {"x_min": "inlet", "x_max": "outflow", "y_min": "freeslip",
-                                      "y_max": "freeslip", "z_min": "freeslip", "z_max": "freeslip"}},
-            "body": {"shape": "sphere", "center_m": [2.0, 2.0, 2.0], "radius_m": 0.5},
-            "resolution": {"cells_per_length": n // 4, "u_lattice": 0.05}}
+    return {
+        "name": f"sphere{n}",
+        "flow": {"speed_m_s": 1.0, "reynolds": 100.0},
+        "domain": {
+            "size_m": [8.0, 4.0, 4.0],
+            "boundaries": {
+                "x_min": "inlet",
+                "x_max": "outflow",
+                "y_min": "freeslip",
+                "y_max": "freeslip",
+                "z_min": "freeslip",
+                "z_max": "freeslip",
+            },
+        },
+        "body": {"shape": "sphere", "center_m": [2.0, 2.0, 2.0], "radius_m": 0.5},
+        "resolution": {"cells_per_length": n // 4, "u_lattice": 0.05},
+    }
 
 
 def channel_case(model: str) -> dict:
@@ -86,7 +102,7 @@ def cpu_copy_bandwidth(seconds: float, threads: int) -> float:
     bounds = [(c[0], c[-1] + 1) for c in chunks]
 
     def copy(b: tuple[int, int]) -> None:
-        np.copyto(dst[b[0]:b[1]], src[b[0]:b[1]])
+        np.copyto(dst[b[0] : b[1]], src[b[0] : b[1]])
 
     with ThreadPoolExecutor(threads) as pool:
         list(pool.map(copy, bounds))
@@ -119,19 +135,27 @@ def car_cases(cells: int, overrides: list[str] | None = None) -> tuple:
     """cases/car.yaml at `cells` per length with `overrides` (key=value), its mesh, and the same
     grid with BGK at tau = 0.6 (the lattice speed kept, the viscosity raised: a timing case, not
     a flow to look at)."""
-    from surrogate.case_geometry import CASE_SCHEMA, case_mesh
     from solver.config import load_case
     from solver.units import derive_units
+    from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
     base = [f"resolution.cells_per_length={cells}", *(overrides or [])]
     les = load_case(ROOT / "cases" / "car.yaml", base, schema=CASE_SCHEMA)
     mesh = case_mesh(les)
     units = derive_units(les, les.body.reference_length_m)
     nu_m2_s = (0.6 - 0.5) / 3.0 * units.dx_m**2 / units.dt_s
-    bgk = load_case(ROOT / "cases" / "car.yaml",
-                    [*base, f"resolution.u_lattice={units.u_lattice}",
-                     "resolution.collision=bgk", "resolution.smagorinsky_cs=0", "walls.model=none",
-                     f"flow.nu_m2_s={nu_m2_s}"], schema=CASE_SCHEMA)
+    bgk = load_case(
+        ROOT / "cases" / "car.yaml",
+        [
+            *base,
+            f"resolution.u_lattice={units.u_lattice}",
+            "resolution.collision=bgk",
+            "resolution.smagorinsky_cs=0",
+            "walls.model=none",
+            f"flow.nu_m2_s={nu_m2_s}",
+        ],
+        schema=CASE_SCHEMA,
+    )
     return les, bgk, mesh
 
 
@@ -149,7 +173,9 @@ def time_simulation(case, backend, seconds: float, mesh=None) -> tuple[float, in
     return sim.grid.n_cells * steps / elapsed / 1e6, sim.grid.n_cells
 
 
-def lbmpy_mlups(n: int, seconds: float, smagorinsky: bool = False, vectorize: bool = False) -> float | None:
+def lbmpy_mlups(
+    n: int, seconds: float, smagorinsky: bool = False, vectorize: bool = False
+) -> float | None:
     """lbmpy's generated C kernel, D3Q19 SRT float32, periodic n^3 box (OpenMP); with
     smagorinsky, its Smagorinsky subgrid model (C_s 0.16, the vehicle cases' constant) at the
     vehicle cases' relaxation rate, omega0 = 2 - 1e-5. vectorize: pystencils' intrinsics for
@@ -161,21 +187,30 @@ def lbmpy_mlups(n: int, seconds: float, smagorinsky: bool = False, vectorize: bo
     except ImportError:
         return None
     extra = {"subgrid_scale_model": (SubgridScaleModel.SMAGORINSKY, 0.16)} if smagorinsky else {}
-    dh = ps.create_data_handling(domain_size=(n, n, n), periodicity=True, default_target=ps.Target.CPU)
+    dh = ps.create_data_handling(
+        domain_size=(n, n, n), periodicity=True, default_target=ps.Target.CPU
+    )
     src = dh.add_array("src", values_per_cell=19, dtype=np.float32, layout="fzyx")
     dh.add_array_like("dst", "src")
     dst = dh.fields["dst"]
-    config = ps.CreateKernelConfig(default_dtype="float32",
-                                   target=ps.Target.CurrentCPU if vectorize else ps.Target.GenericCPU)
+    config = ps.CreateKernelConfig(
+        default_dtype="float32", target=ps.Target.CurrentCPU if vectorize else ps.Target.GenericCPU
+    )
     config.cpu.openmp.enable = True
     if vectorize:
         config.cpu.vectorize.enable = True
         config.cpu.vectorize.assume_inner_stride_one = True
     kernel = create_lb_function(
-        lbm_config=LBMConfig(stencil=LBStencil(Stencil.D3Q19), method=Method.SRT,
-                             relaxation_rate=2.0 - 1e-5 if smagorinsky else 1.6, compressible=True, **extra),
+        lbm_config=LBMConfig(
+            stencil=LBStencil(Stencil.D3Q19),
+            method=Method.SRT,
+            relaxation_rate=2.0 - 1e-5 if smagorinsky else 1.6,
+            compressible=True,
+            **extra,
+        ),
         lbm_optimisation=LBMOptimisation(symbolic_field=src, symbolic_temporary_field=dst),
-        config=config)
+        config=config,
+    )
     dh.fill("src", 1.0 / 19)
     sync = dh.synchronization_function(["src"])
 
@@ -198,11 +233,20 @@ def main() -> int:
     p.add_argument("--backend", default="auto", choices=("auto", "cpu", "cuda"))
     p.add_argument("--seconds", type=float, default=5.0, help="timed seconds per size")
     p.add_argument("--sizes", type=int, nargs="+", help="periodic box sizes (default per backend)")
-    p.add_argument("--sphere", type=int, default=96, help="channel height in cells for the sphere case")
+    p.add_argument(
+        "--sphere", type=int, default=96, help="channel height in cells for the sphere case"
+    )
     p.add_argument("--no-lbmpy", action="store_true")
-    p.add_argument("--car", type=int, default=0, help="also time cases/car.yaml at this many cells per length")
-    p.add_argument("--car-set", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="overrides of the car case, e.g. cases/sweep_demo.yaml's case section")
+    p.add_argument(
+        "--car", type=int, default=0, help="also time cases/car.yaml at this many cells per length"
+    )
+    p.add_argument(
+        "--car-set",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="overrides of the car case, e.g. cases/sweep_demo.yaml's case section",
+    )
     args = p.parse_args()
     backend = select_backend(args.backend)
     if backend.name == "cuda":
@@ -214,8 +258,10 @@ def main() -> int:
         sizes = args.sizes or [64, 128, 192]
     roofline = bandwidth / BYTES_PER_CELL / 1e6
     print(f"device: {backend.describe()}  ({platform.processor() or platform.machine()})")
-    print(f"copy bandwidth (read + written): {bandwidth / 1e9:.1f} GB/s -> roofline "
-          f"{roofline:.0f} MLUPs at {BYTES_PER_CELL} B per cell update")
+    print(
+        f"copy bandwidth (read + written): {bandwidth / 1e9:.1f} GB/s -> roofline "
+        f"{roofline:.0f} MLUPs at {BYTES_PER_CELL} B per cell update"
+    )
     rows = []
     for n in sizes:  # BGK and the LES operator of each size back to back, for their ratio
         mlups, cells = time_simulation(box_case(n), backend, args.seconds)
@@ -224,7 +270,13 @@ def main() -> int:
         rows.append({"case": f"periodic box {n}^3 entropic LES", "cells": cells, "mlups": mlups})
     n = sizes[len(sizes) // 2]
     mlups, cells = time_simulation(sphere_channel_case(args.sphere), backend, args.seconds)
-    rows.append({"case": f"sphere channel {2 * args.sphere}x{args.sphere}x{args.sphere}", "cells": cells, "mlups": mlups})
+    rows.append(
+        {
+            "case": f"sphere channel {2 * args.sphere}x{args.sphere}x{args.sphere}",
+            "cells": cells,
+            "mlups": mlups,
+        }
+    )
     for model in ("none", "loglaw"):
         mlups, cells = time_simulation(channel_case(model), backend, args.seconds)
         rows.append({"case": f"channel.yaml, walls.model {model}", "cells": cells, "mlups": mlups})
@@ -236,13 +288,18 @@ def main() -> int:
     lbmpy: dict[str, dict[str, float | None]] = {}  # case name -> lbmpy's MLUPs by build, same box
     if backend.name == "cpu" and not args.no_lbmpy:
         for size in sizes:
-            lbmpy[f"periodic box {size}^3"] = {"c": lbmpy_mlups(size, args.seconds),
-                                                "simd": lbmpy_mlups(size, args.seconds, vectorize=True)}
+            lbmpy[f"periodic box {size}^3"] = {
+                "c": lbmpy_mlups(size, args.seconds),
+                "simd": lbmpy_mlups(size, args.seconds, vectorize=True),
+            }
             lbmpy[f"periodic box {size}^3 entropic LES"] = {
                 "c": lbmpy_mlups(size, args.seconds, smagorinsky=True),
-                "simd": lbmpy_mlups(size, args.seconds, smagorinsky=True, vectorize=True)}
-    print(f"{'case':34s} {'cells':>11s} {'MLUPs':>9s} {'B/update':>9s} {'roofline':>9s} "
-          f"{'lbmpy C':>9s} {'lbmpy SIMD':>10s} {'ours/SIMD':>10s}")
+                "simd": lbmpy_mlups(size, args.seconds, smagorinsky=True, vectorize=True),
+            }
+    print(
+        f"{'case':34s} {'cells':>11s} {'MLUPs':>9s} {'B/update':>9s} {'roofline':>9s} "
+        f"{'lbmpy C':>9s} {'lbmpy SIMD':>10s} {'ours/SIMD':>10s}"
+    )
 
     def cell(value: float | None, width: int) -> str:
         return f"{value:{width}.1f}" if value else f"{'-':>{width}s}"
@@ -255,20 +312,38 @@ def main() -> int:
         row["lbmpy_mlups"] = ref.get("c")
         row["lbmpy_simd_mlups"] = ref.get("simd")
         ratio = f"{row['mlups'] / ref['simd']:10.2f}" if ref.get("simd") else f"{'-':>10s}"
-        print(f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {BYTES_PER_CELL:9d} "
-              f"{row['roofline_fraction']:8.0%} {cell(ref.get('c'), 9)} {cell(ref.get('simd'), 10)} {ratio}")
+        print(
+            f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {BYTES_PER_CELL:9d} "
+            f"{row['roofline_fraction']:8.0%} {cell(ref.get('c'), 9)} {cell(ref.get('simd'), 10)} "
+            f"{ratio}"
+        )
     by_case = {row["case"]: row["mlups"] for row in rows}
-    ratios = {f"LES box {size}^3 / BGK box": by_case[f"periodic box {size}^3 entropic LES"]
-              / by_case[f"periodic box {size}^3"] for size in sizes}
-    ratios[f"channel.yaml with the wall model / BGK box {n}^3"] = (by_case["channel.yaml, walls.model loglaw"]
-                                                                  / by_case[f"periodic box {n}^3"])
+    ratios = {
+        f"LES box {size}^3 / BGK box": by_case[f"periodic box {size}^3 entropic LES"]
+        / by_case[f"periodic box {size}^3"]
+        for size in sizes
+    }
+    ratios[f"channel.yaml with the wall model / BGK box {n}^3"] = (
+        by_case["channel.yaml, walls.model loglaw"] / by_case[f"periodic box {n}^3"]
+    )
     if args.car:
-        ratios["car.yaml / BGK on its grid"] = (by_case[f"car.yaml at {args.car} cells"]
-                                                 / by_case[f"car grid, BGK tau 0.6 at {args.car} cells"])
+        ratios["car.yaml / BGK on its grid"] = (
+            by_case[f"car.yaml at {args.car} cells"]
+            / by_case[f"car grid, BGK tau 0.6 at {args.car} cells"]
+        )
     for name, value in ratios.items():
         print(f"LES / BGK: {name}: {value:.2f}")
-    print(json.dumps({"backend": backend.describe(), "copy_bandwidth_gb_s": bandwidth / 1e9,
-                      "roofline_mlups": roofline, "results": rows, "les_over_bgk": ratios}))
+    print(
+        json.dumps(
+            {
+                "backend": backend.describe(),
+                "copy_bandwidth_gb_s": bandwidth / 1e9,
+                "roofline_mlups": roofline,
+                "results": rows,
+                "les_over_bgk": ratios,
+            }
+        )
+    )
     return 0
 
 

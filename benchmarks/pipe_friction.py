@@ -38,15 +38,29 @@ def main() -> int:
     u = sim.units
     stats = pipe_statistics(sim, result.best_fields, case.geometry.pipe.radius_m / u.dx_m)
     f, f_ref, re_d = stats.friction_factor, stats.friction_factor_mckeon, stats.re_d
-    out = {"benchmark": "pipe_friction", "overrides": sys.argv[1:], "cells_per_radius": case.geometry.pipe.radius_m / u.dx_m,
-           "grid_zyx": list(sim.grid.shape_zyx), "steps": result.steps, "averaged_steps": result.averaged_steps,
-           "re_tau": stats.re_tau, "u_bulk_over_u_tau": stats.u_bulk / stats.u_tau, "re_d": re_d,
-           "friction_factor": f, "friction_factor_mckeon": f_ref, "error": f / f_ref - 1,
-           "wall_seconds": wall_s, "mlups": result.mlups, "backend": backend.describe()}
-    print(f"pipe at {out['cells_per_radius']:.0f} cells per radius, Re_tau {out['re_tau']:.0f}: "
-          f"U_b / u_tau {out['u_bulk_over_u_tau']:.2f}, Re_D {re_d:.0f}, Darcy f {f:.4f} against "
-          f"McKeon's {f_ref:.4f} at that Re_D ({100 * out['error']:+.1f}%; the issue allows 5%); "
-          f"{result.steps} steps, {result.averaged_steps} averaged, {wall_s:.0f} s")
+    out = {
+        "benchmark": "pipe_friction",
+        "overrides": sys.argv[1:],
+        "cells_per_radius": case.geometry.pipe.radius_m / u.dx_m,
+        "grid_zyx": list(sim.grid.shape_zyx),
+        "steps": result.steps,
+        "averaged_steps": result.averaged_steps,
+        "re_tau": stats.re_tau,
+        "u_bulk_over_u_tau": stats.u_bulk / stats.u_tau,
+        "re_d": re_d,
+        "friction_factor": f,
+        "friction_factor_mckeon": f_ref,
+        "error": f / f_ref - 1,
+        "wall_seconds": wall_s,
+        "mlups": result.mlups,
+        "backend": backend.describe(),
+    }
+    print(
+        f"pipe at {out['cells_per_radius']:.0f} cells per radius, Re_tau {out['re_tau']:.0f}: "
+        f"U_b / u_tau {out['u_bulk_over_u_tau']:.2f}, Re_D {re_d:.0f}, Darcy f {f:.4f} against "
+        f"McKeon's {f_ref:.4f} at that Re_D ({100 * out['error']:+.1f}%; the issue allows 5%); "
+        f"{result.steps} steps, {result.averaged_steps} averaged, {wall_s:.0f} s"
+    )
     print(json.dumps(out))
     return 0
 

@@ -37,7 +37,9 @@ TOLERANCE = 0.05  # the test's bound on the split and on friction / Cd
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--windows", type=int, default=2, help="parts the averaging window is split into")
+    p.add_argument(
+        "--windows", type=int, default=2, help="parts the averaging window is split into"
+    )
     args = p.parse_args()
     case = load_case(ROOT / "cases" / "plate.yaml")
     backend = select_backend("cpu")
@@ -45,25 +47,59 @@ def main() -> int:
     plate = box(case.body.size_m, tuple(case.body.center_m), divisions=24)
     sim.attach_surface(plate.vertices_m, plate.faces)
     result = Runner(sim).run()
-    cp_max = float(surface_pressure(sim, result.best_fields, plate.vertices_m, plate.faces).cp_vertices.max())
+    cp_max = float(
+        surface_pressure(sim, result.best_fields, plate.vertices_m, plate.faces).cp_vertices.max()
+    )
     start, end = case.run.average_from_step, result.steps
     cd = result.coefficients[:, :, 0]  # [step, kind]
     edges = np.linspace(start, end, args.windows + 1).astype(int)
-    rows = [(start, end)] + list(zip(edges[:-1], edges[1:]))
+    rows = [(start, end)] + list(zip(edges[:-1], edges[1:], strict=False))
     print(f"device: {backend.describe()}; -march={cpu_arch()}")
-    print(f"convergence test passed: {result.converged} (step {result.converged_step}); Cp max {cp_max:.4f} (test: 1 +- 0.15)")
-    print("| steps | Cd | pressure | friction | split / Cd - 1 (test < 5%) | friction / Cd (test < 5%) |")
+    print(
+        f"convergence test passed: {result.converged} (step {result.converged_step}); Cp max "
+        f"{cp_max:.4f} (test: 1 +- 0.15)"
+    )
+    print(
+        "| steps | Cd | pressure | friction | split / Cd - 1 (test < 5%) | friction / Cd (test < "
+        "5%) |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     windows = []
     for a, b in rows:
-        total, pressure, friction = (float(cd[a:b, kind].mean()) for kind in (FORCE_TOTAL, FORCE_PRESSURE, FORCE_FRICTION))
+        total, pressure, friction = (
+            float(cd[a:b, kind].mean()) for kind in (FORCE_TOTAL, FORCE_PRESSURE, FORCE_FRICTION)
+        )
         split = (pressure + friction) / total - 1
-        windows.append({"steps": [int(a), int(b)], "cd": total, "cd_pressure": pressure, "cd_friction": friction,
-                        "split_error": split, "friction_share": friction / total})
-        print(f"| {a}-{b} | {total:.4f} | {pressure:.4f} | {friction:.4f} | {100 * split:+.2f}% | {100 * friction / total:.2f}% |")
-    ok = all(abs(w["split_error"]) < TOLERANCE and abs(w["friction_share"]) < TOLERANCE for w in windows)
-    print(json.dumps({"benchmark": "plate_windows", "device": backend.describe(), "march": cpu_arch(),
-                      "converged": result.converged, "cp_max": cp_max, "windows": windows, "within_tolerance": ok}))
+        windows.append(
+            {
+                "steps": [int(a), int(b)],
+                "cd": total,
+                "cd_pressure": pressure,
+                "cd_friction": friction,
+                "split_error": split,
+                "friction_share": friction / total,
+            }
+        )
+        print(
+            f"| {a}-{b} | {total:.4f} | {pressure:.4f} | {friction:.4f} | {100 * split:+.2f}% | "
+            f"{100 * friction / total:.2f}% |"
+        )
+    ok = all(
+        abs(w["split_error"]) < TOLERANCE and abs(w["friction_share"]) < TOLERANCE for w in windows
+    )
+    print(
+        json.dumps(
+            {
+                "benchmark": "plate_windows",
+                "device": backend.describe(),
+                "march": cpu_arch(),
+                "converged": result.converged,
+                "cp_max": cp_max,
+                "windows": windows,
+                "within_tolerance": ok,
+            }
+        )
+    )
     return 0
 
 

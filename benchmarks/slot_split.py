@@ -31,10 +31,18 @@ from solver.drag_breakdown import slot_cells  # noqa: E402
 from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Simulation  # noqa: E402
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 
-BASE = ["domain.boundaries.x_min=periodic", "domain.boundaries.x_max=periodic", "domain.sponge.length_m=0",
-        "flow.reynolds=1e6", "resolution.smagorinsky_cs=0.16", "resolution.u_lattice=0.1",
-        "domain.size_m=[0.6,0.4,0.4]", "body.center_m=[0.2,0.2,0.2]", "resolution.cells_per_length=12",
-        "flow.body_accel_m_s2=[2.0,0,0]"]
+BASE = [
+    "domain.boundaries.x_min=periodic",
+    "domain.boundaries.x_max=periodic",
+    "domain.sponge.length_m=0",
+    "flow.reynolds=1e6",
+    "resolution.smagorinsky_cs=0.16",
+    "resolution.u_lattice=0.1",
+    "domain.size_m=[0.6,0.4,0.4]",
+    "body.center_m=[0.2,0.2,0.2]",
+    "resolution.cells_per_length=12",
+    "flow.body_accel_m_s2=[2.0,0,0]",
+]
 DEVELOP_STEPS, WINDOW_STEPS, SAMPLE_EVERY = 500, 500, 10
 
 
@@ -81,14 +89,24 @@ def main() -> int:
     xyz = slot_cells(sim).astype(np.float64)
     rel = xyz - xyz[has_area].mean(axis=0)
     cos_x = rel[:, 0] / np.maximum(np.linalg.norm(rel, axis=1), 1e-9)
-    exchange, pressure, friction = (mean[:, kind, 0] for kind in (FORCE_TOTAL, FORCE_PRESSURE, FORCE_FRICTION))
+    exchange, pressure, friction = (
+        mean[:, kind, 0] for kind in (FORCE_TOTAL, FORCE_PRESSURE, FORCE_FRICTION)
+    )
     normal = np.where(has_area[:, None], area / np.where(has_area, norm, 1.0)[:, None], 0.0)
-    exchange_tangential_x = mean[:, FORCE_TOTAL, 0] - np.einsum("sa,sa->s", mean[:, FORCE_TOTAL], normal) * normal[:, 0]
-    print(f"walls.body_rule={case.walls.body_rule}: x-forces per step over steps "
-          f"{DEVELOP_STEPS}-{DEVELOP_STEPS + WINDOW_STEPS}, {len(exchange)} reporting cells")
-    print(f"exchange {exchange.sum():.4f}, pressure {pressure.sum():.4f}, friction {friction.sum():.4f}; "
-          f"the exchange's part across the area vectors {exchange_tangential_x.sum():.4f}; the body links' "
-          f"equilibrium exchange (mean fields) {equilibrium_x.sum():.4f}")
+    exchange_tangential_x = (
+        mean[:, FORCE_TOTAL, 0] - np.einsum("sa,sa->s", mean[:, FORCE_TOTAL], normal) * normal[:, 0]
+    )
+    print(
+        f"walls.body_rule={case.walls.body_rule}: x-forces per step over steps "
+        f"{DEVELOP_STEPS}-{DEVELOP_STEPS + WINDOW_STEPS}, {len(exchange)} reporting cells"
+    )
+    print(
+        f"exchange {exchange.sum():.4f}, pressure {pressure.sum():.4f}, friction "
+        f"{friction.sum():.4f}; "
+        f"the exchange's part across the area vectors {exchange_tangential_x.sum():.4f}; the body "
+        "links' "
+        f"equilibrium exchange (mean fields) {equilibrium_x.sum():.4f}"
+    )
     edges = np.linspace(-1.0, 1.0, 9)
     band = np.clip(np.digitize(cos_x, edges) - 1, 0, len(edges) - 2)
     rows = []
@@ -96,15 +114,34 @@ def main() -> int:
     for b in range(len(edges) - 1):
         m = band == b
         row = [float(v[m].sum()) for v in (exchange, pressure, friction, equilibrium_x)]
-        rows.append({"cos_x": [float(edges[b]), float(edges[b + 1])], "exchange": row[0], "pressure": row[1],
-                     "friction": row[2], "links_equilibrium": row[3]})
-        print(f"{edges[b]:+.2f} .. {edges[b + 1]:+.2f}       {row[0]:8.4f}  {row[1]:8.4f}  {row[2]:8.4f}  "
-              f"{row[0] - row[1] - row[2]:8.4f}        {row[3]:8.4f}")
-    print(json.dumps({"benchmark": "slot_split", "body_rule": case.walls.body_rule,
-                      "exchange": float(exchange.sum()), "pressure": float(pressure.sum()),
-                      "friction": float(friction.sum()),
-                      "exchange_tangential_x": float(exchange_tangential_x.sum()),
-                      "links_equilibrium": float(equilibrium_x.sum()), "bands": rows}))
+        rows.append(
+            {
+                "cos_x": [float(edges[b]), float(edges[b + 1])],
+                "exchange": row[0],
+                "pressure": row[1],
+                "friction": row[2],
+                "links_equilibrium": row[3],
+            }
+        )
+        print(
+            f"{edges[b]:+.2f} .. {edges[b + 1]:+.2f}       {row[0]:8.4f}  {row[1]:8.4f}  "
+            f"{row[2]:8.4f}  "
+            f"{row[0] - row[1] - row[2]:8.4f}        {row[3]:8.4f}"
+        )
+    print(
+        json.dumps(
+            {
+                "benchmark": "slot_split",
+                "body_rule": case.walls.body_rule,
+                "exchange": float(exchange.sum()),
+                "pressure": float(pressure.sum()),
+                "friction": float(friction.sum()),
+                "exchange_tangential_x": float(exchange_tangential_x.sum()),
+                "links_equilibrium": float(equilibrium_x.sum()),
+                "bands": rows,
+            }
+        )
+    )
     return 0
 
 

@@ -62,7 +62,9 @@ def main() -> int:
     import paddle
 
     folder = Path(args.model)
-    predictors = {r: Predictor(folder, runtime=r, device=args.device, threads=args.threads) for r in RUNTIMES}
+    predictors = {
+        r: Predictor(folder, runtime=r, device=args.device, threads=args.threads) for r in RUNTIMES
+    }
     meta = predictors["paddle"].meta
     if meta["kind"] != "paramnet":
         raise SystemExit("this benchmark times a ParamNet folder")
@@ -76,21 +78,39 @@ def main() -> int:
         tensor = paddle.to_tensor(x)
         row = {"batch": batch}
         for runtime, predictor in predictors.items():
-            row[f"{runtime}_per_s"] = rate(lambda: predictor.predict_parameters(x), batch)
-        row["dygraph_per_s"] = rate(lambda: dygraph(tensor), batch)
+            row[f"{runtime}_per_s"] = rate(lambda p=predictor, x=x: p.predict_parameters(x), batch)
+        row["dygraph_per_s"] = rate(lambda t=tensor: dygraph(t), batch)
         rows.append(row)
     dataset = Path(meta["dataset"]["folder"])
     lbm_s, total_s = lbm_sample_seconds(dataset)
     for runtime, predictor in predictors.items():
         print(f"{runtime}: {predictor.path}")
-    print(f"one LBM sample of {dataset}: {lbm_s:.1f} s simulation, {total_s:.1f} s with meshing and recording")
-    print(f"{'batch':>6} {'paddle shapes/s':>16} {'onnxruntime shapes/s':>21} {'dygraph shapes/s':>17} "
-          f"{'paddle / LBM sample':>20} {'onnxruntime / LBM sample':>25}")
+    print(
+        f"one LBM sample of {dataset}: {lbm_s:.1f} s simulation, {total_s:.1f} s with meshing and "
+        "recording"
+    )
+    print(
+        f"{'batch':>6} {'paddle shapes/s':>16} {'onnxruntime shapes/s':>21} "
+        f"{'dygraph shapes/s':>17} "
+        f"{'paddle / LBM sample':>20} {'onnxruntime / LBM sample':>25}"
+    )
     for r in rows:
-        print(f"{r['batch']:>6} {r['paddle_per_s']:>16.0f} {r['onnxruntime_per_s']:>21.0f} {r['dygraph_per_s']:>17.0f} "
-              f"{r['paddle_per_s'] * total_s:>20.3g} {r['onnxruntime_per_s'] * total_s:>25.3g}")
-    print(json.dumps({"benchmark": "surrogate_throughput", "paths": {r: p.path for r, p in predictors.items()},
-                      "rows": rows, "lbm_sample_s": total_s, "lbm_simulate_s": lbm_s}))
+        print(
+            f"{r['batch']:>6} {r['paddle_per_s']:>16.0f} {r['onnxruntime_per_s']:>21.0f} "
+            f"{r['dygraph_per_s']:>17.0f} "
+            f"{r['paddle_per_s'] * total_s:>20.3g} {r['onnxruntime_per_s'] * total_s:>25.3g}"
+        )
+    print(
+        json.dumps(
+            {
+                "benchmark": "surrogate_throughput",
+                "paths": {r: p.path for r, p in predictors.items()},
+                "rows": rows,
+                "lbm_sample_s": total_s,
+                "lbm_simulate_s": lbm_s,
+            }
+        )
+    )
     return 0
 
 

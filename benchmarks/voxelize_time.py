@@ -55,14 +55,29 @@ def main() -> int:
     timings["wall_fractions"] = time.perf_counter() - t0
     total = sum(timings.values())
     print(f"device: {backend.describe()}")
-    print(f"mesh: {len(mesh.faces)} triangles; grid 256 x 128 x 128 = {256 * 128 * 128:,} cells; "
-          f"{int(inside.sum()):,} inside, {int(slot.max()) + 1:,} neighbour cells, "
-          f"{int((q > 0).sum()):,} links into the body ({missing} without a crossing)")
+    print(
+        f"mesh: {len(mesh.faces)} triangles; grid 256 x 128 x 128 = {256 * 128 * 128:,} cells; "
+        f"{int(inside.sum()):,} inside, {int(slot.max()) + 1:,} neighbour cells, "
+        f"{int((q > 0).sum()):,} links into the body ({missing} without a crossing)"
+    )
     for stage, seconds in timings.items():
         print(f"  {stage:15s} {seconds:7.3f} s")
-    print(f"  {'total':15s} {total:7.3f} s   (budget {BUDGET_S:.0f} s: {'met' if total < BUDGET_S else 'MISSED'})")
-    print(json.dumps({"backend": backend.describe(), "triangles": len(mesh.faces), "cells": 256 * 128 * 128,
-                      "seconds": timings, "total_s": total, "budget_s": BUDGET_S}))
+    print(
+        f"  {'total':15s} {total:7.3f} s   (budget {BUDGET_S:.0f} s: "
+        f"{'met' if total < BUDGET_S else 'MISSED'})"
+    )
+    print(
+        json.dumps(
+            {
+                "backend": backend.describe(),
+                "triangles": len(mesh.faces),
+                "cells": 256 * 128 * 128,
+                "seconds": timings,
+                "total_s": total,
+                "budget_s": BUDGET_S,
+            }
+        )
+    )
     return 0
 
 

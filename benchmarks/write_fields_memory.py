@@ -36,11 +36,13 @@ def main() -> int:
     args = p.parse_args()
     nz, ny, nx = args.nx // 2, args.nx // 2, args.nx
     rng = np.random.default_rng(0)
-    arrays = {"velocity": rng.standard_normal((3, nz, ny, nx), dtype=np.float32),
-              "pressure": rng.standard_normal((nz, ny, nx), dtype=np.float32),
-              "Cp": rng.standard_normal((nz, ny, nx), dtype=np.float32),
-              "vorticity": rng.standard_normal((nz, ny, nx), dtype=np.float32),
-              "solid": (rng.random((nz, ny, nx)) < 0.05).astype(np.uint8)}
+    arrays = {
+        "velocity": rng.standard_normal((3, nz, ny, nx), dtype=np.float32),
+        "pressure": rng.standard_normal((nz, ny, nx), dtype=np.float32),
+        "Cp": rng.standard_normal((nz, ny, nx), dtype=np.float32),
+        "vorticity": rng.standard_normal((nz, ny, nx), dtype=np.float32),
+        "solid": (rng.random((nz, ny, nx)) < 0.05).astype(np.uint8),
+    }
     field_bytes = sum(a.nbytes for a in arrays.values())
     before = peak_rss_bytes()
     with tempfile.TemporaryDirectory() as folder:
@@ -49,11 +51,23 @@ def main() -> int:
         seconds = time.perf_counter() - t0
         file_bytes = path.stat().st_size
     growth = peak_rss_bytes() - before
-    print(f"grid {nx} x {ny} x {nz}: fields {field_bytes / 1e9:.2f} GB; peak memory grew by "
-          f"{growth / 1e9:.2f} GB while writing ({growth / field_bytes:.2f} x the fields; "
-          f"budget: about 2 x); file {file_bytes / 1e9:.2f} GB in {seconds:.1f} s")
-    print(json.dumps({"grid": [nx, ny, nz], "field_bytes": field_bytes, "write_peak_growth_bytes": growth,
-                      "ratio": growth / field_bytes, "file_bytes": file_bytes, "seconds": seconds}))
+    print(
+        f"grid {nx} x {ny} x {nz}: fields {field_bytes / 1e9:.2f} GB; peak memory grew by "
+        f"{growth / 1e9:.2f} GB while writing ({growth / field_bytes:.2f} x the fields; "
+        f"budget: about 2 x); file {file_bytes / 1e9:.2f} GB in {seconds:.1f} s"
+    )
+    print(
+        json.dumps(
+            {
+                "grid": [nx, ny, nz],
+                "field_bytes": field_bytes,
+                "write_peak_growth_bytes": growth,
+                "ratio": growth / field_bytes,
+                "file_bytes": file_bytes,
+                "seconds": seconds,
+            }
+        )
+    )
     return 0
 
 

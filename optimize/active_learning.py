@@ -28,7 +28,9 @@ log = logging.getLogger(__name__)
 ADDED_ID_START = 100_000
 
 
-def add_to_dataset(dataset: Path, family: str, names: list[str], designs: list[np.ndarray], backend: str) -> int:
+def add_to_dataset(
+    dataset: Path, family: str, names: list[str], designs: list[np.ndarray], backend: str
+) -> int:
     """Simulate designs into the dataset as new samples; returns how many succeeded."""
     meta = json.loads((dataset / "dataset.json").read_text())
     definition = meta["definition"]
@@ -38,15 +40,25 @@ def add_to_dataset(dataset: Path, family: str, names: list[str], designs: list[n
     units = {p.name: p.unit for p in FAMILIES[family]}
     added = 0
     for offset, params in enumerate(designs):
-        job = SampleJob(sample_id=next_id + offset, family=family, parameters=dict(zip(names, map(float, params))),
-                        units=units, base_case=definition["case"], record=RecordConfig(**definition["record"]),
-                        config_hash=meta["config_hash"], samples_dir=str(samples), backend=backend,
-                        seed=next_id + offset)
+        job = SampleJob(
+            sample_id=next_id + offset,
+            family=family,
+            parameters=dict(zip(names, map(float, params), strict=False)),
+            units=units,
+            base_case=definition["case"],
+            record=RecordConfig(**definition["record"]),
+            config_hash=meta["config_hash"],
+            samples_dir=str(samples),
+            backend=backend,
+            seed=next_id + offset,
+        )
         outcome = run_sample(job)
         if outcome.status == "ok":
             added += 1
         else:
-            log.warning("sample %d not added: %s (%s)", job.sample_id, outcome.reason, outcome.message)
+            log.warning(
+                "sample %d not added: %s (%s)", job.sample_id, outcome.reason, outcome.message
+            )
     return added
 
 
@@ -55,11 +67,17 @@ def retrain(model_folder: Path, out: Path) -> Path:
     it is now; returns the new exported folder."""
     meta = json.loads((model_folder / "surrogate.json").read_text())
     if "training" not in meta:
-        raise SlipstreamError(f"'{model_folder}' does not record its training settings: export it again with "
-                              "train_surrogate.py to use rounds > 1")
+        raise SlipstreamError(
+            f"'{model_folder}' does not record its training settings: export it again with "
+            "train_surrogate.py to use rounds > 1"
+        )
     settings = dict(meta["training"])
     settings.update(init_from=str(model_folder), output=str(out))
-    config: TrainConfig = merge_config(TrainConfig, settings, [],  # type: ignore[assignment]
-                                       source=f"{model_folder / 'surrogate.json'} training")
+    config: TrainConfig = merge_config(
+        TrainConfig,
+        settings,
+        [],  # type: ignore[assignment]
+        source=f"{model_folder / 'surrogate.json'} training",
+    )
     train_and_export(config, out)
     return out / "model"

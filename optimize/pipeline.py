@@ -18,9 +18,9 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from omegaconf import OmegaConf
 
@@ -64,7 +64,7 @@ class PipelineFolders:
 @dataclass
 class StageRecord:
     name: str
-    seconds: float        # wall time when it ran (reused: when it last ran)
+    seconds: float  # wall time when it ran (reused: when it last ran)
     reused: bool
 
     def summary(self) -> str:
@@ -101,7 +101,9 @@ def _write_stage(out: Path, key: str, seconds: float) -> None:
     write_text(out / "stage.json", json.dumps({"key": key, "seconds": seconds}) + "\n")
 
 
-def _stage(what: str, out: Path, key: str, done_file: str, run: Callable[[], object]) -> StageRecord:
+def _stage(
+    what: str, out: Path, key: str, done_file: str, run: Callable[[], object]
+) -> StageRecord:
     """Run a stage into out unless out/stage.json holds key and done_file exists (then reuse
     it); stage.json records the key and the time the stage took."""
     stage = _read_stage(out)
@@ -115,7 +117,9 @@ def _stage(what: str, out: Path, key: str, done_file: str, run: Callable[[], obj
     return StageRecord(out.name, seconds, False)
 
 
-def _sweep_stage(sweep: SweepConfig, sweep_path: Path, dataset: Path, overwrite: bool) -> StageRecord:
+def _sweep_stage(
+    sweep: SweepConfig, sweep_path: Path, dataset: Path, overwrite: bool
+) -> StageRecord:
     """Run the sweep into dataset. It is resumable by itself, so it always runs and computes only
     what is missing; when that is nothing the dataset counts as reused, with the time
     dataset/stage.json recorded for its config (a dataset made outside the pipeline: its samples'
@@ -126,7 +130,12 @@ def _sweep_stage(sweep: SweepConfig, sweep_path: Path, dataset: Path, overwrite:
         prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(sweep)), overwrite)
         report = run_sweep(plan, make_executor(sweep.executor, sweep.ray), sweep.executor.backend)
     seconds = time.perf_counter() - t0
-    log.info("sweep: %d ok, %d failed (%d computed now)", report.ok, report.failed, report.computed_this_run)
+    log.info(
+        "sweep: %d ok, %d failed (%d computed now)",
+        report.ok,
+        report.failed,
+        report.computed_this_run,
+    )
     reused = report.computed_this_run == 0
     if reused:
         stage = _read_stage(dataset)
@@ -137,8 +146,9 @@ def _sweep_stage(sweep: SweepConfig, sweep_path: Path, dataset: Path, overwrite:
     return StageRecord(dataset.name, seconds, reused)
 
 
-def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path,
-                 overwrite: bool = False) -> dict[str, StageRecord]:
+def run_pipeline(
+    config: PipelineConfig, pipeline_path: Path, out: Path, overwrite: bool = False
+) -> dict[str, StageRecord]:
     """Run the stages into out, reusing what is current; returns each stage's record. overwrite:
     a changed sweep config deletes the old dataset instead of being refused."""
     base = pipeline_path.parent
@@ -150,17 +160,35 @@ def run_pipeline(config: PipelineConfig, pipeline_path: Path, out: Path,
     sweep = load_sweep(sweep_path, config.sweep.overrides)
     records["sweep"] = _sweep_stage(sweep, sweep_path, folders.dataset, overwrite)
 
-    # 2. training, skipped when its config, the dataset's samples and the export format are as last time
-    train = load_train_config(base / config.train.config, [*config.train.overrides, f"dataset={folders.dataset}"])
-    key = _digest(OmegaConf.to_yaml(OmegaConf.structured(train)), folder_fingerprint(folders.dataset / "samples", "*.h5"),
-                  f"export format {FORMAT_VERSION}")
-    records["train"] = _stage("training", folders.surrogate, key, "model/surrogate.json",
-                              lambda: train_and_export(train, folders.surrogate))
+    # 2. training, skipped when its config, the dataset's samples and the export format are as
+    # last time
+    train = load_train_config(
+        base / config.train.config, [*config.train.overrides, f"dataset={folders.dataset}"]
+    )
+    key = _digest(
+        OmegaConf.to_yaml(OmegaConf.structured(train)),
+        folder_fingerprint(folders.dataset / "samples", "*.h5"),
+        f"export format {FORMAT_VERSION}",
+    )
+    records["train"] = _stage(
+        "training",
+        folders.surrogate,
+        key,
+        "model/surrogate.json",
+        lambda: train_and_export(train, folders.surrogate),
+    )
 
     # 3. optimization and verification, skipped when its config and the model are as last time
-    opt = load_optimize_config(base / config.optimize.config, [*config.optimize.overrides, f"model={folders.model}"])
+    opt = load_optimize_config(
+        base / config.optimize.config, [*config.optimize.overrides, f"model={folders.model}"]
+    )
     weights = hashlib.sha256((folders.model / "weights.pdparams").read_bytes()).hexdigest()
     key = _digest(OmegaConf.to_yaml(OmegaConf.structured(opt)), weights)
-    records["optimize"] = _stage("optimization", folders.optimize, key, "result.json",
-                                 lambda: run_optimization(opt, folders.optimize))
+    records["optimize"] = _stage(
+        "optimization",
+        folders.optimize,
+        key,
+        "result.json",
+        lambda: run_optimization(opt, folders.optimize),
+    )
     return records

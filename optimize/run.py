@@ -49,6 +49,7 @@ def gradient_score(problem: Problem, model: Callable) -> Callable:
         params = base + paddle.matmul(unit, select_t) * span
         mean, std = model(params)
         return problem.score(params, mean[:, 0], std[:, 0], {}, paddle.nn.functional.relu)[-1]
+
     return score
 
 
@@ -63,12 +64,16 @@ def check_feasible(problem: Problem, seed: int) -> None:
     unit = qmc.Sobol(space.n_free, scramble=True, seed=seed).random(FEASIBILITY_SAMPLES)
     params = np.concatenate([space.baseline[None], space.to_params(unit)])
     quantities = derived_quantities(space, params, problem.needs, problem.area_spacing_m)
-    for k, violation in zip(problem.config.constraints, problem.violations(params, quantities)):
+    for k, violation in zip(
+        problem.config.constraints, problem.violations(params, quantities), strict=False
+    ):
         if not np.any(violation == 0.0):
             v = problem.value(k.quantity, params, quantities)
-            raise ConfigError(f"constraint on {k.quantity} (min {k.min}, max {k.max}) holds for none of "
-                              f"{len(params)} designs spread over the search space ({k.quantity} spans "
-                              f"{v.min():.4g}-{v.max():.4g}): relax it or widen the bounds")
+            raise ConfigError(
+                f"constraint on {k.quantity} (min {k.min}, max {k.max}) holds for none of "
+                f"{len(params)} designs spread over the search space ({k.quantity} spans "
+                f"{v.min():.4g}-{v.max():.4g}): relax it or widen the bounds"
+            )
 
 
 def dataset_dx_m(case: Path) -> float | None:
@@ -80,7 +85,9 @@ def dataset_dx_m(case: Path) -> float | None:
     return None if length_m is None else length_m / resolved.resolution.cells_per_length
 
 
-def search(config: OptimizeConfig, space, problem: Problem, model_folder: Path) -> tuple[np.ndarray, Evaluation, list[int]]:
+def search(
+    config: OptimizeConfig, space, problem: Problem, model_folder: Path
+) -> tuple[np.ndarray, Evaluation, list[int]]:
     """One search: the score history, every design scored through the Predictor, and the
     indices of the best distinct feasible ones."""
     evaluations: list[Evaluation] = []
@@ -92,24 +99,37 @@ def search(config: OptimizeConfig, space, problem: Problem, model_folder: Path) 
 
     x0 = space.to_unit(space.baseline)[0]
     if config.method == "cmaes":
-        result = cmaes(score, x0, config.cmaes.sigma0, config.cmaes.max_evaluations, config.seed,
-                       config.cmaes.population)
+        result = cmaes(
+            score,
+            x0,
+            config.cmaes.sigma0,
+            config.cmaes.max_evaluations,
+            config.seed,
+            config.cmaes.population,
+        )
     else:
         from surrogate.export import load_dygraph
 
         g = config.gradient
         rng = np.random.default_rng(config.seed)
         starts = np.concatenate([x0[None], rng.random((g.starts - 1, space.n_free))])
-        result = projected_adam(gradient_score(problem, load_dygraph(model_folder)), starts, g.steps,
-                                g.learning_rate)
+        result = projected_adam(
+            gradient_score(problem, load_dygraph(model_folder)), starts, g.steps, g.learning_rate
+        )
         score(result.points)  # the Predictor's figures for every point the descent visited
-    final = Evaluation(*(np.concatenate([getattr(e, f) for e in evaluations])
-                         for f in ("params", "cd", "cd_std", "objective", "objective_std", "violation", "score")),
-                       quantities={})
+    final = Evaluation(
+        *(
+            np.concatenate([getattr(e, f) for e in evaluations])
+            for f in ("params", "cd", "cd_std", "objective", "objective_std", "violation", "score")
+        ),
+        quantities={},
+    )
     feasible = final.violation <= 1e-9
     if not feasible.any():
         raise ConfigError("no design the search visited satisfies the constraints: relax them")
-    chosen = distinct_best(type(result)(space.to_unit(final.params), final.score), feasible, config.verify.top_k)
+    chosen = distinct_best(
+        type(result)(space.to_unit(final.params), final.score), feasible, config.verify.top_k
+    )
     return result.scores, final, chosen
 
 
@@ -120,8 +140,10 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
     model_folder = Path(config.model)
     predictor = Predictor(model_folder, runtime=config.predictor.runtime)
     if predictor.kind != "paramnet":
-        raise ConfigError(f"key 'model': '{config.model}' holds a {predictor.kind}; the optimizer searches "
-                          "parameters through a ParamNet")
+        raise ConfigError(
+            f"key 'model': '{config.model}' holds a {predictor.kind}; the optimizer searches "
+            "parameters through a ParamNet"
+        )
     meta = predictor.meta
     space = make_design_space(config, meta["dataset"]["family"], meta["parameters"])
     dataset = Path(meta["dataset"]["folder"])
@@ -136,24 +158,45 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
             r = p.predict_parameters(params)
             seconds["inference"] += time.perf_counter() - t0
             return r.cd, r.cd_std
+
         return Problem(space, config, predict, area_spacing_m=dx_m)
 
     problem = make_problem(predictor)
     if config.method == "gradient" and problem.needs:
-        raise ConfigError("method gradient differentiates through the network: objective drag_area and "
-                          f"constraints on {DERIVED} need method cmaes")
+        raise ConfigError(
+            "method gradient differentiates through the network: objective drag_area and "
+            f"constraints on {DERIVED} need method cmaes"
+        )
     check_feasible(problem, config.seed)
     areas: dict[str, float] = {}
 
     def verify(label: str, params: np.ndarray, cd: float, std: float) -> Verified:
-        log.info("verifying %s with the LBM (surrogate Cd %s +- %s)", label, coefficient(cd), coefficient(std))
+        log.info(
+            "verifying %s with the LBM (surrogate Cd %s +- %s)",
+            label,
+            coefficient(cd),
+            coefficient(std),
+        )
         t0 = time.perf_counter()
-        summary = simulate(case, space.family, space.names, params, out / label, config.verify.backend)
+        summary = simulate(
+            case, space.family, space.names, params, out / label, config.verify.backend
+        )
         seconds["verification"] += time.perf_counter() - t0
         if config.objective == "drag_area":
-            areas[label] = float(derived_quantities(space, params[None], {"frontal_area_m2"}, dx_m)["frontal_area_m2"][0])
-        return Verified(label, params, float(cd), float(std), float(summary["cd"]), bool(summary["converged"]),
-                        out / label)
+            areas[label] = float(
+                derived_quantities(space, params[None], {"frontal_area_m2"}, dx_m)[
+                    "frontal_area_m2"
+                ][0]
+            )
+        return Verified(
+            label,
+            params,
+            float(cd),
+            float(std),
+            float(summary["cd"]),
+            bool(summary["converged"]),
+            out / label,
+        )
 
     def lbm_objective(v: Verified) -> float:
         return v.cd_lbm * areas.get(v.label, 1.0)
@@ -167,17 +210,27 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
             problem = make_problem(predictor)
         t0, inference_before = time.perf_counter(), seconds["inference"]
         history, final, chosen = search(config, space, problem, model_folder)
-        seconds["optimization"] += time.perf_counter() - t0 - (seconds["inference"] - inference_before)
+        seconds["optimization"] += (
+            time.perf_counter() - t0 - (seconds["inference"] - inference_before)
+        )
         histories.append(history)
         evaluations += problem.evaluations
         prefix = "candidate" if config.rounds == 1 else f"round{r}_candidate"
-        new = [verify(f"{prefix}_{n + 1}", final.params[i], final.cd[i], final.cd_std[i])
-               for n, i in enumerate(chosen)]
+        new = [
+            verify(f"{prefix}_{n + 1}", final.params[i], final.cd[i], final.cd_std[i])
+            for n, i in enumerate(chosen)
+        ]
         verified += new
         gain = (baseline_objective - min(lbm_objective(v) for v in new)) / baseline_objective
         growing = not rounds or gain > max(x["lbm_improvement"] for x in rounds)
-        rounds.append({"round": r, "model": str(model_folder), "lbm_improvement": gain,
-                       "surrogate_evaluations": problem.evaluations})
+        rounds.append(
+            {
+                "round": r,
+                "model": str(model_folder),
+                "lbm_improvement": gain,
+                "surrogate_evaluations": problem.evaluations,
+            }
+        )
         log.info("round %d: best LBM-confirmed improvement %.2f%%", r, 100 * gain)
         if r == config.rounds or not growing:
             if not growing:
@@ -185,7 +238,9 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
             break
         from optimize.active_learning import add_to_dataset, retrain
 
-        added = add_to_dataset(dataset, space.family, space.names, [v.params for v in new], config.verify.backend)
+        added = add_to_dataset(
+            dataset, space.family, space.names, [v.params for v in new], config.verify.backend
+        )
         log.info("round %d: %d designs added to %s; retraining", r, added, dataset)
         t0 = time.perf_counter()
         model_folder = retrain(model_folder, out / f"round_{r + 1}")
@@ -198,24 +253,55 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
         draw_pictures(v.folder)
     seconds["verification"] += time.perf_counter() - t0
     history = np.concatenate(histories)
-    mesh = family_mesh(space.family, dict(zip(space.names, map(float, best.params))))
+    mesh = family_mesh(space.family, dict(zip(space.names, map(float, best.params), strict=False)))
     write_atomically(out / "best.stl", lambda tmp: write_mesh(mesh, tmp, file_format="stl"))
-    write_atomically(out / "history.png", lambda tmp: history_png(tmp, history, float(first.score[0]),
-                                                                   config.objective))
-    write_text(out / "report.md", report_md(space, verified, config.objective, config.uncertainty.kappa,
-                                            config.method, evaluations, best, areas, rounds))
+    write_atomically(
+        out / "history.png",
+        lambda tmp: history_png(tmp, history, float(first.score[0]), config.objective),
+    )
+    write_text(
+        out / "report.md",
+        report_md(
+            space,
+            verified,
+            config.objective,
+            config.uncertainty.kappa,
+            config.method,
+            evaluations,
+            best,
+            areas,
+            rounds,
+        ),
+    )
     rows = io.StringIO()
     writer = csv.writer(rows, lineterminator="\n")
     writer.writerow(["label", "cd_surrogate", "cd_std", "cd_lbm", "converged", *space.names])
     for v in verified:
-        writer.writerow([v.label, v.cd_surrogate, v.cd_std, v.cd_lbm, int(v.converged), *map(float, v.params)])
+        writer.writerow(
+            [v.label, v.cd_surrogate, v.cd_std, v.cd_lbm, int(v.converged), *map(float, v.params)]
+        )
     write_text(out / "candidates.csv", rows.getvalue())
-    result_json = {"best": best.label, "objective": config.objective, "method": config.method,
-                   "surrogate_evaluations": evaluations, "predictor_path": predictor.path, "rounds": rounds,
-                   "seconds": seconds,
-                   "designs": [{"label": v.label, "cd_surrogate": v.cd_surrogate, "cd_std": v.cd_std,
-                                "cd_lbm": v.cd_lbm, "converged": v.converged, "objective_lbm": lbm_objective(v),
-                                "parameters": dict(zip(space.names, map(float, v.params)))} for v in verified]}
+    result_json = {
+        "best": best.label,
+        "objective": config.objective,
+        "method": config.method,
+        "surrogate_evaluations": evaluations,
+        "predictor_path": predictor.path,
+        "rounds": rounds,
+        "seconds": seconds,
+        "designs": [
+            {
+                "label": v.label,
+                "cd_surrogate": v.cd_surrogate,
+                "cd_std": v.cd_std,
+                "cd_lbm": v.cd_lbm,
+                "converged": v.converged,
+                "objective_lbm": lbm_objective(v),
+                "parameters": dict(zip(space.names, map(float, v.params), strict=False)),
+            }
+            for v in verified
+        ],
+    }
     write_text(out / "result.json", json.dumps(result_json, indent=2) + "\n")
     write_text(out / "config.yaml", OmegaConf.to_yaml(OmegaConf.structured(config)))
     return result_json

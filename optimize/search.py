@@ -10,29 +10,41 @@ Both are seeded and repeatable, and both return every point they scored, in orde
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
 
 @dataclass
 class SearchResult:
-    points: np.ndarray   # [m, k] every point scored, in the order scored
-    scores: np.ndarray   # [m]
+    points: np.ndarray  # [m, k] every point scored, in the order scored
+    scores: np.ndarray  # [m]
 
     @property
     def best(self) -> np.ndarray:
         return self.points[int(np.argmin(self.scores))]
 
 
-def cmaes(score: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, sigma0: float, max_evaluations: int,
-          seed: int, population: int | None = None) -> SearchResult:
+def cmaes(
+    score: Callable[[np.ndarray], np.ndarray],
+    x0: np.ndarray,
+    sigma0: float,
+    max_evaluations: int,
+    seed: int,
+    population: int | None = None,
+) -> SearchResult:
     """Minimize score (a batch [n, k] -> [n]) over [0, 1]^k from x0."""
     import cma
 
-    options = {"bounds": [0.0, 1.0], "seed": seed + 1, "maxfevals": max_evaluations, "verbose": -9,
-               "tolx": 1e-6, "tolfun": 1e-9}
+    options = {
+        "bounds": [0.0, 1.0],
+        "seed": seed + 1,
+        "maxfevals": max_evaluations,
+        "verbose": -9,
+        "tolx": 1e-6,
+        "tolfun": 1e-9,
+    }
     if population:
         options["popsize"] = population
     if len(x0) == 1:  # cma needs two dimensions: search a dummy second one that nothing reads
@@ -49,12 +61,20 @@ def cmaes(score: Callable[[np.ndarray], np.ndarray], x0: np.ndarray, sigma0: flo
 
 
 def _one_dimensional(score, x0, sigma0, max_evaluations, seed, population) -> SearchResult:
-    result = cmaes(lambda batch: score(batch[:, :1]), np.array([x0[0], 0.5]), sigma0, max_evaluations, seed,
-                   population)
+    result = cmaes(
+        lambda batch: score(batch[:, :1]),
+        np.array([x0[0], 0.5]),
+        sigma0,
+        max_evaluations,
+        seed,
+        population,
+    )
     return SearchResult(result.points[:, :1], result.scores)
 
 
-def projected_adam(score: Callable, starts: np.ndarray, steps: int, learning_rate: float) -> SearchResult:
+def projected_adam(
+    score: Callable, starts: np.ndarray, steps: int, learning_rate: float
+) -> SearchResult:
     """Minimize score (a Paddle function of a [n, k] tensor -> [n]) from each start at once,
     with Adam steps projected onto [0, 1]^k; every start's point is recorded at every step."""
     import paddle
@@ -80,14 +100,19 @@ def projected_adam(score: Callable, starts: np.ndarray, steps: int, learning_rat
     return SearchResult(np.concatenate(points), np.concatenate(scores))
 
 
-def distinct_best(result: SearchResult, feasible: np.ndarray, k: int, min_distance: float = 0.05) -> list[int]:
+def distinct_best(
+    result: SearchResult, feasible: np.ndarray, k: int, min_distance: float = 0.05
+) -> list[int]:
     """Indices of the k best feasible points, each at least min_distance (in the unit cube's
     norm over sqrt(k)) from the better ones."""
     order = [i for i in np.argsort(result.scores) if feasible[i]]
     chosen: list[int] = []
     scale = math.sqrt(result.points.shape[1])
     for i in order:
-        if all(np.linalg.norm(result.points[i] - result.points[j]) / scale >= min_distance for j in chosen):
+        if all(
+            np.linalg.norm(result.points[i] - result.points[j]) / scale >= min_distance
+            for j in chosen
+        ):
             chosen.append(int(i))
         if len(chosen) == k:
             break

@@ -37,23 +37,40 @@ def dataset_case(dataset_folder: Path) -> Path:
     """The resolved case every sample of the dataset was simulated with."""
     case = dataset_folder / "case.yaml"
     if not case.is_file():
-        raise VerificationError(f"the dataset '{dataset_folder}' named in the model's metadata has no case.yaml: "
-                                "verification simulates at the dataset's settings, so keep the dataset folder")
+        raise VerificationError(
+            f"the dataset '{dataset_folder}' named in the model's metadata has no case.yaml: "
+            "verification simulates at the dataset's settings, so keep the dataset folder"
+        )
     return case
 
 
-def simulate(case: Path, family: str, names: list[str], params: np.ndarray, out: Path, backend: str) -> dict:
+def simulate(
+    case: Path, family: str, names: list[str], params: np.ndarray, out: Path, backend: str
+) -> dict:
     """Run one design with run_case.py; its summary.json (Cd, convergence, ...). A folder that
     already holds this design's run of this case (design.json) is reused."""
-    overrides = [*family_overrides(family, dict(zip(names, map(float, params)))), f"name={out.name}",
-                 "output.images=false"]
+    overrides = [
+        *family_overrides(family, dict(zip(names, map(float, params), strict=False))),
+        f"name={out.name}",
+        "output.images=false",
+    ]
     design = {"case_sha256": hashlib.sha256(case.read_bytes()).hexdigest(), "overrides": overrides}
     try:
         if json.loads((out / "design.json").read_text()) == design:
             return json.loads((out / "summary.json").read_text())
     except (OSError, ValueError):
         pass
-    command = [sys.executable, "-m", "run_case", str(case), *overrides, "--out", str(out), "--backend", backend]
+    command = [
+        sys.executable,
+        "-m",
+        "run_case",
+        str(case),
+        *overrides,
+        "--out",
+        str(out),
+        "--backend",
+        backend,
+    ]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
@@ -67,7 +84,9 @@ def draw_pictures(folder: Path) -> None:
     folder/images, by `python -m viz` (once: kept when they exist)."""
     if (folder / "images" / "body_cp.png").is_file():
         return
-    done = subprocess.run([sys.executable, "-m", "viz", str(folder)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "viz", str(folder)], capture_output=True, text=True
+    )
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
         raise VerificationError(f"the pictures of {folder.name} could not be drawn: {tail}")

@@ -34,31 +34,56 @@ from shapes.loft import loft
 from shapes.mesh import TriangleMesh
 from shapes.parameters import Parameter
 
-
 #: The named parts of the car's surface for the drag breakdown (face_parts).
-PART_NAMES = ("nose", "hood", "windscreen", "roof", "backlight", "deck", "sides", "underbody", "diffuser", "base")
+PART_NAMES = (
+    "nose",
+    "hood",
+    "windscreen",
+    "roof",
+    "backlight",
+    "deck",
+    "sides",
+    "underbody",
+    "diffuser",
+    "base",
+)
 
 PARAMETERS: tuple[Parameter, ...] = (
     Parameter("length_m", "m", 4.0, 5.0, 4.5, "overall length"),
     Parameter("width_m", "m", 1.70, 1.95, 1.80, "overall width"),
     Parameter("height_m", "m", 1.30, 1.60, 1.45, "roof height above the ground"),
     Parameter("ground_clearance_m", "m", 0.10, 0.20, 0.15, "underbody height above the ground"),
-    Parameter("hood_length_frac", "-", 0.22, 0.32, 0.27, "nose to windscreen base, share of the length"),
+    Parameter(
+        "hood_length_frac", "-", 0.22, 0.32, 0.27, "nose to windscreen base, share of the length"
+    ),
     Parameter("hood_angle_deg", "deg", 0.0, 12.0, 6.0, "rise of the hood towards the windscreen"),
-    Parameter("windscreen_angle_deg", "deg", 24.0, 40.0, 30.0, "windscreen slope from the horizontal"),
+    Parameter(
+        "windscreen_angle_deg", "deg", 24.0, 40.0, 30.0, "windscreen slope from the horizontal"
+    ),
     Parameter("roof_camber_m", "m", 0.0, 0.06, 0.03, "bulge of the roof above its chord"),
-    Parameter("backlight_angle_deg", "deg", 15.0, 45.0, 25.0, "rear window slope from the horizontal"),
-    Parameter("boat_tail_deg", "deg", 0.0, 12.0, 5.0, "inward taper of the rear quarter in plan view"),
+    Parameter(
+        "backlight_angle_deg", "deg", 15.0, 45.0, 25.0, "rear window slope from the horizontal"
+    ),
+    Parameter(
+        "boat_tail_deg", "deg", 0.0, 12.0, 5.0, "inward taper of the rear quarter in plan view"
+    ),
     Parameter("diffuser_angle_deg", "deg", 0.0, 12.0, 4.0, "upsweep of the underbody's last 15%"),
-    Parameter("corner_radius_frac", "-", 0.10, 0.45, 0.30, "section corner radius, share of the half-height"),
+    Parameter(
+        "corner_radius_frac",
+        "-",
+        0.10,
+        0.45,
+        0.30,
+        "section corner radius, share of the half-height",
+    ),
 )
 
-NOSE_FRAC = 0.12      # share of the length over which the nose rounds into the body
-TAIL_FRAC = 0.25      # share of the length that tapers in plan view
+NOSE_FRAC = 0.12  # share of the length over which the nose rounds into the body
+TAIL_FRAC = 0.25  # share of the length that tapers in plan view
 DIFFUSER_FRAC = 0.15  # share of the length of the diffuser
-DECK_FRAC = 0.08      # the flat rear deck behind the backlight, share of the length
+DECK_FRAC = 0.08  # the flat rear deck behind the backlight, share of the length
 MIN_ROOF_FRAC = 0.15  # the shortest roof, share of the length
-BELT_FRAC = 0.55      # hood and deck height: share of the body height above the underbody
+BELT_FRAC = 0.55  # hood and deck height: share of the body height above the underbody
 
 
 @dataclass(frozen=True)
@@ -77,8 +102,8 @@ class CarParameters:
     corner_radius_frac: float = 0.30
 
     @classmethod
-    def from_vector(cls, values: np.ndarray) -> "CarParameters":
-        return cls(**{p.name: float(v) for p, v in zip(PARAMETERS, values)})
+    def from_vector(cls, values: np.ndarray) -> CarParameters:
+        return cls(**{p.name: float(v) for p, v in zip(PARAMETERS, values, strict=False)})
 
     def vector(self) -> np.ndarray:
         return np.array([getattr(self, p.name) for p in PARAMETERS])
@@ -87,8 +112,10 @@ class CarParameters:
         for p in PARAMETERS:
             v = getattr(self, p.name)
             if not (p.low <= v <= p.high) or not math.isfinite(v):
-                raise MeshError(f"car parameter {p.name} = {v} is outside its bounds "
-                                f"[{p.low}, {p.high}] {p.unit}")
+                raise MeshError(
+                    f"car parameter {p.name} = {v} is outside its bounds "
+                    f"[{p.low}, {p.high}] {p.unit}"
+                )
 
 
 @dataclass(frozen=True)
@@ -132,23 +159,37 @@ def profile(c: CarParameters, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     tip_top, tip_bottom = g + 0.45 * (hood_start - g), g + 0.15 * (hood_start - g)
     top = np.select(
         [x < x_nose, x < x_hood, x < x_roof, x < x_back, x < x_deck],
-        [tip_top + (hood_start - tip_top) * r,
-         hood_start + (x - x_nose) * (rise_hood / max(x_hood - x_nose, 1e-9)),
-         belt + (x - x_hood) * math.tan(math.radians(c.windscreen_angle_deg)),
-         H + 4 * c.roof_camber_m * (x - x_roof) * (x_back - x) / max((x_back - x_roof) ** 2, 1e-9),
-         H - (x - x_back) * tan_back],
-        deck)
+        [
+            tip_top + (hood_start - tip_top) * r,
+            hood_start + (x - x_nose) * (rise_hood / max(x_hood - x_nose, 1e-9)),
+            belt + (x - x_hood) * math.tan(math.radians(c.windscreen_angle_deg)),
+            H
+            + 4 * c.roof_camber_m * (x - x_roof) * (x_back - x) / max((x_back - x_roof) ** 2, 1e-9),
+            H - (x - x_back) * tan_back,
+        ],
+        deck,
+    )
     x_diffuser = L * (1 - DIFFUSER_FRAC)
-    bottom = np.where(x < x_nose, tip_bottom + (g - tip_bottom) * r,
-                      g + np.maximum(x - x_diffuser, 0.0) * math.tan(math.radians(c.diffuser_angle_deg)))
+    bottom = np.where(
+        x < x_nose,
+        tip_bottom + (g - tip_bottom) * r,
+        g + np.maximum(x - x_diffuser, 0.0) * math.tan(math.radians(c.diffuser_angle_deg)),
+    )
     x_tail = L * (1 - TAIL_FRAC)
     half = 0.5 * c.width_m * np.where(x < x_nose, 0.6 + 0.4 * r, 1.0)
     half = half - np.maximum(x - x_tail, 0.0) * math.tan(math.radians(c.boat_tail_deg))
     return bottom, top, half
 
 
-def section(half_width: float, bottom: float, top: float, r_low: float, r_high: float, n_arc: int,
-            n_side: int) -> np.ndarray:
+def section(
+    half_width: float,
+    bottom: float,
+    top: float,
+    r_low: float,
+    r_high: float,
+    n_arc: int,
+    n_side: int,
+) -> np.ndarray:
     """A convex ring (y, z) round a rectangle with lower corner radius r_low and upper r_high,
     counter-clockwise seen from +x: k = 4 n_arc + 4 n_side points."""
     b, lo, hi = half_width, bottom, top
@@ -161,19 +202,23 @@ def section(half_width: float, bottom: float, top: float, r_low: float, r_high: 
         t = np.linspace(0, 1, n_side, endpoint=False)[:, None]
         return np.asarray(p0) + t * (np.asarray(p1) - np.asarray(p0))
 
-    return np.concatenate([
-        line((b, lo + r_low), (b, hi - r_high)),
-        arc(b - r_high, hi - r_high, r_high, 0.0),
-        line((b - r_high, hi), (-b + r_high, hi)),
-        arc(-b + r_high, hi - r_high, r_high, math.pi / 2),
-        line((-b, hi - r_high), (-b, lo + r_low)),
-        arc(-b + r_low, lo + r_low, r_low, math.pi),
-        line((-b + r_low, lo), (b - r_low, lo)),
-        arc(b - r_low, lo + r_low, r_low, 1.5 * math.pi),
-    ])
+    return np.concatenate(
+        [
+            line((b, lo + r_low), (b, hi - r_high)),
+            arc(b - r_high, hi - r_high, r_high, 0.0),
+            line((b - r_high, hi), (-b + r_high, hi)),
+            arc(-b + r_high, hi - r_high, r_high, math.pi / 2),
+            line((-b, hi - r_high), (-b, lo + r_low)),
+            arc(-b + r_low, lo + r_low, r_low, math.pi),
+            line((-b + r_low, lo), (b - r_low, lo)),
+            arc(b - r_low, lo + r_low, r_low, 1.5 * math.pi),
+        ]
+    )
 
 
-def car_mesh(c: CarParameters, stations: int = 120, n_arc: int = 8, n_side: int = 6) -> TriangleMesh:
+def car_mesh(
+    c: CarParameters, stations: int = 120, n_arc: int = 8, n_side: int = 6
+) -> TriangleMesh:
     """The closed body mesh: `stations` sections along x (denser at the nose and tail), each with
     4 (n_arc + n_side) points. The default resolution gives 13,440 triangles."""
     c.validate()
@@ -183,7 +228,7 @@ def car_mesh(c: CarParameters, stations: int = 120, n_arc: int = 8, n_side: int 
     bottom, top, half = profile(c, x)
     glasshouse = _glasshouse_weight(c, x)
     rings = []
-    for lo, hi, b, w in zip(bottom, top, half, glasshouse):
+    for lo, hi, b, w in zip(bottom, top, half, glasshouse, strict=False):
         half_height = 0.5 * (hi - lo)
         r_low = c.corner_radius_frac * min(half_height, b)
         r_cabin = min(0.85 * half_height, 0.9 * b)
@@ -201,14 +246,23 @@ def face_parts(c: CarParameters, body: TriangleMesh) -> np.ndarray:
     corners_x = body.vertices_m[body.faces][:, :, 0]
     centre_x = corners_x.mean(axis=1)
     normal = body.face_normals()
-    upper = np.select([centre_x < st.x_hood, centre_x < st.x_roof, centre_x < st.x_back, centre_x < st.x_deck],
-                      [PART_NAMES.index(n) for n in ("hood", "windscreen", "roof", "backlight")],
-                      PART_NAMES.index("deck"))
-    lower = np.where(centre_x < c.length_m * (1 - DIFFUSER_FRAC), PART_NAMES.index("underbody"),
-                     PART_NAMES.index("diffuser"))
-    part = np.where(normal[:, 2] > 0.5, upper, np.where(normal[:, 2] < -0.5, lower, PART_NAMES.index("sides")))
+    upper = np.select(
+        [centre_x < st.x_hood, centre_x < st.x_roof, centre_x < st.x_back, centre_x < st.x_deck],
+        [PART_NAMES.index(n) for n in ("hood", "windscreen", "roof", "backlight")],
+        PART_NAMES.index("deck"),
+    )
+    lower = np.where(
+        centre_x < c.length_m * (1 - DIFFUSER_FRAC),
+        PART_NAMES.index("underbody"),
+        PART_NAMES.index("diffuser"),
+    )
+    part = np.where(
+        normal[:, 2] > 0.5, upper, np.where(normal[:, 2] < -0.5, lower, PART_NAMES.index("sides"))
+    )
     part = np.where(centre_x < st.x_nose, PART_NAMES.index("nose"), part)
-    part = np.where(corners_x.min(axis=1) >= c.length_m * (1 - 1e-9), PART_NAMES.index("base"), part)
+    part = np.where(
+        corners_x.min(axis=1) >= c.length_m * (1 - 1e-9), PART_NAMES.index("base"), part
+    )
     return part.astype(np.int32)
 
 

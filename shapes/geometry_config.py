@@ -7,7 +7,6 @@ run_case.py adds this section to the solver's case schema, builds the mesh with
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, make_dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -32,39 +31,40 @@ CarConfig = make_dataclass("CarConfig", [(p.name, float, p.baseline) for p in PA
 
 @dataclass
 class AhmedConfig:
-    slant_deg: float = 25.0             # rear slant angle [deg], 0-40
-    ground_clearance_m: float = 0.050   # [m]
-    stilts: bool = False                # the four cylindrical stilts
-    resolution: int = 24                # points per quarter of the nose rounding [-]
+    slant_deg: float = 25.0  # rear slant angle [deg], 0-40
+    ground_clearance_m: float = 0.050  # [m]
+    stilts: bool = False  # the four cylindrical stilts
+    resolution: int = 24  # points per quarter of the nose rounding [-]
 
 
 @dataclass
 class PipeConfig:
     """A circular pipe along x: its wall is a tube whose bore is the fluid. For a periodic pipe
     let it run past both x ends of the domain (the ends then lie outside the grid)."""
-    radius_m: float = 0.5               # the bore's radius R [m]
-    wall_m: float = 0.5                 # the tube wall's thickness [m]; R + wall past the corners of the section
-    center_y_m: float = 0.5             # the axis [m]
+
+    radius_m: float = 0.5  # the bore's radius R [m]
+    wall_m: float = 0.5  # the tube wall's thickness [m]; R + wall past the corners of the section
+    center_y_m: float = 0.5  # the axis [m]
     center_z_m: float = 0.5
-    x_min_m: float = -1.0               # the tube's ends [m]
+    x_min_m: float = -1.0  # the tube's ends [m]
     x_max_m: float = 10.0
-    facets: int = 256                   # facets round the circumference [-]
+    facets: int = 256  # facets round the circumference [-]
 
 
 @dataclass
 class PlacementConfig:
-    nose_x_m: Optional[float] = None    # x of the body's foremost point [m]; None: as built
-    center_y_m: Optional[float] = None  # y of the middle of its width [m]; None: as built
-    z_offset_m: float = 0.0             # added to every z [m] (ahmed: ground at z = 0)
+    nose_x_m: float | None = None  # x of the body's foremost point [m]; None: as built
+    center_y_m: float | None = None  # y of the middle of its width [m]; None: as built
+    z_offset_m: float = 0.0  # added to every z [m] (ahmed: ground at z = 0)
 
 
 @dataclass
 class GeometryConfig:
-    source: str = "none"                # none | file | ahmed | car | pipe
-    path: str = ""                      # mesh file (STL, OBJ, PLY, OFF, VTP, VTU) for source file
-    unit: str = "m"                     # the file's length unit: m | cm | mm | in | ft
-    downstream: str = "+x"              # the file's axis from nose to tail: +x -x +y -y +z -z
-    up: str = "+z"                      # the file's up axis
+    source: str = "none"  # none | file | ahmed | car | pipe
+    path: str = ""  # mesh file (STL, OBJ, PLY, OFF, VTP, VTU) for source file
+    unit: str = "m"  # the file's length unit: m | cm | mm | in | ft
+    downstream: str = "+x"  # the file's axis from nose to tail: +x -x +y -y +z -z
+    up: str = "+z"  # the file's up axis
     ahmed: AhmedConfig = field(default_factory=AhmedConfig)
     car: CarConfig = field(default_factory=CarConfig)  # type: ignore[valid-type]
     pipe: PipeConfig = field(default_factory=PipeConfig)
@@ -80,7 +80,9 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
         return None
     if geometry.source == "file":
         if not geometry.path:
-            raise MeshError("geometry.path is empty: give the mesh file, e.g. geometry.path=my_car.stl")
+            raise MeshError(
+                "geometry.path is empty: give the mesh file, e.g. geometry.path=my_car.stl"
+            )
         mesh = read_mesh(geometry.path, geometry.unit, geometry.downstream, geometry.up)
         name = geometry.path
     else:
@@ -88,12 +90,23 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
         try:
             if geometry.source == "ahmed":
                 a = geometry.ahmed
-                mesh = AhmedBody(slant_deg=a.slant_deg, ground_clearance_m=a.ground_clearance_m,
-                                 stilts=a.stilts, resolution=a.resolution).mesh()
+                mesh = AhmedBody(
+                    slant_deg=a.slant_deg,
+                    ground_clearance_m=a.ground_clearance_m,
+                    stilts=a.stilts,
+                    resolution=a.resolution,
+                ).mesh()
             elif geometry.source == "pipe":
                 pp = geometry.pipe
-                mesh = tube_along(0, (0.0, pp.center_y_m, pp.center_z_m), pp.radius_m, pp.radius_m + pp.wall_m,
-                                  pp.x_min_m, pp.x_max_m, n=pp.facets)
+                mesh = tube_along(
+                    0,
+                    (0.0, pp.center_y_m, pp.center_z_m),
+                    pp.radius_m,
+                    pp.radius_m + pp.wall_m,
+                    pp.x_min_m,
+                    pp.x_max_m,
+                    n=pp.facets,
+                )
             else:
                 mesh = car_mesh(CarParameters(**asdict(geometry.car)))
         except MeshError as exc:
@@ -111,7 +124,9 @@ def family_overrides(family: str, values: dict[str, float]) -> list[str]:
     unknown = sorted(set(values) - known)
     if unknown:
         raise MeshError(f"{family} has no parameter {unknown[0]}: use one of {sorted(known)}")
-    return [f"geometry.source={family}"] + [f"geometry.{family}.{k}={float(v)!r}" for k, v in values.items()]
+    return [f"geometry.source={family}"] + [
+        f"geometry.{family}.{k}={float(v)!r}" for k, v in values.items()
+    ]
 
 
 def place(mesh: TriangleMesh, placement: PlacementConfig) -> TriangleMesh:

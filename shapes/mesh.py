@@ -20,7 +20,14 @@ READ_SUFFIXES = (".stl", ".obj", ".ply", ".vtp", ".vtu", ".off")
 WRITE_SUFFIXES = (".stl", ".obj", ".vtp")
 #: metres per unit
 UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254, "ft": 0.3048}
-AXES = {"+x": (0, 1.0), "-x": (0, -1.0), "+y": (1, 1.0), "-y": (1, -1.0), "+z": (2, 1.0), "-z": (2, -1.0)}
+AXES = {
+    "+x": (0, 1.0),
+    "-x": (0, -1.0),
+    "+y": (1, 1.0),
+    "-y": (1, -1.0),
+    "+z": (2, 1.0),
+    "-z": (2, -1.0),
+}
 
 
 @dataclass(frozen=True)
@@ -65,7 +72,7 @@ class TriangleMesh:
     def bounds_m(self) -> tuple[np.ndarray, np.ndarray]:
         return self.vertices_m.min(axis=0), self.vertices_m.max(axis=0)
 
-    def transformed(self, offset_m: np.ndarray) -> "TriangleMesh":
+    def transformed(self, offset_m: np.ndarray) -> TriangleMesh:
         """The mesh moved by offset_m [m]."""
         return TriangleMesh(self.vertices_m + offset_m, self.faces, self.face_part, self.part_names)
 
@@ -83,31 +90,42 @@ def check_mesh(mesh: TriangleMesh, name: str = "mesh") -> None:
     scale = float(np.max(np.ptp(mesh.vertices_m, axis=0)))
     degenerate = int(np.sum(mesh.face_areas_m2() <= 1e-12 * scale**2))
     if degenerate:
-        raise MeshError(f"{name}: {degenerate} degenerate (zero-area) faces: clean the mesh "
-                        "(merge close vertices, drop slivers) and export it again")
+        raise MeshError(
+            f"{name}: {degenerate} degenerate (zero-area) faces: clean the mesh "
+            "(merge close vertices, drop slivers) and export it again"
+        )
     directed = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
     undirected = np.sort(directed, axis=1)
     _, edge_id, edge_count = np.unique(undirected, axis=0, return_inverse=True, return_counts=True)
     open_edges = int(np.sum(edge_count == 1))
     if open_edges:
-        raise MeshError(f"{name}: not closed, {open_edges} boundary edges (holes): close the "
-                        "holes so the surface encloses a volume")
+        raise MeshError(
+            f"{name}: not closed, {open_edges} boundary edges (holes): close the "
+            "holes so the surface encloses a volume"
+        )
     non_manifold = int(np.sum(edge_count > 2))
     if non_manifold:
-        raise MeshError(f"{name}: {non_manifold} edges shared by more than two faces: the surface "
-                        "must be a manifold")
+        raise MeshError(
+            f"{name}: {non_manifold} edges shared by more than two faces: the surface "
+            "must be a manifold"
+        )
     forward = directed[:, 0] < directed[:, 1]
     per_edge = np.bincount(edge_id.ravel(), weights=forward, minlength=len(edge_count))
     flipped = int(np.sum(per_edge != 1))
     if flipped:
-        raise MeshError(f"{name}: inconsistently oriented, {flipped} edges run the same way in both "
-                        "of their faces: make the face orientation consistent")
+        raise MeshError(
+            f"{name}: inconsistently oriented, {flipped} edges run the same way in both "
+            "of their faces: make the face orientation consistent"
+        )
     if mesh.volume_m3() <= 0:
-        raise MeshError(f"{name}: faces point inwards (negative enclosed volume): flip the "
-                        "faces' orientation")
+        raise MeshError(
+            f"{name}: faces point inwards (negative enclosed volume): flip the faces' orientation"
+        )
 
 
-def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str = "+z") -> TriangleMesh:
+def read_mesh(
+    path: str | Path, unit: str = "m", downstream: str = "+x", up: str = "+z"
+) -> TriangleMesh:
     """Read a surface (STL ASCII or binary, OBJ, PLY, OFF, VTU with meshio; VTP with VTK, which
     meshio does not read) and bring it to the solver's frame: lengths in `unit` become metres;
     the file's `downstream` axis (pointing from the nose to the tail) becomes +x and its `up`
@@ -116,7 +134,9 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
     if not path.is_file():
         raise MeshError(f"mesh file '{path}' does not exist: check geometry.path")
     if path.suffix.lower() not in READ_SUFFIXES:
-        raise MeshError(f"mesh file '{path}': unknown format '{path.suffix}', use one of {READ_SUFFIXES}")
+        raise MeshError(
+            f"mesh file '{path}': unknown format '{path.suffix}', use one of {READ_SUFFIXES}"
+        )
     if unit not in UNITS:
         raise MeshError(f"unit '{unit}' is unknown: use one of {tuple(UNITS)}")
     try:
@@ -125,8 +145,12 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
         raise
     except Exception as exc:  # the readers raise many types for unreadable files
         first_line = str(exc).splitlines()[0] if str(exc) else ""
-        raise MeshError(f"mesh file '{path}' cannot be read ({type(exc).__name__}: {first_line})") from exc
-    triangles = [cells[:, [0, k, k + 1]] for cells in polygons for k in range(1, cells.shape[1] - 1)]
+        raise MeshError(
+            f"mesh file '{path}' cannot be read ({type(exc).__name__}: {first_line})"
+        ) from exc
+    triangles = [
+        cells[:, [0, k, k + 1]] for cells in polygons for k in range(1, cells.shape[1] - 1)
+    ]
     if not triangles:
         raise MeshError(f"mesh file '{path}' holds no surface triangles")
     faces = np.concatenate(triangles).astype(np.int64)
@@ -135,8 +159,12 @@ def read_mesh(path: str | Path, unit: str = "m", downstream: str = "+x", up: str
     return TriangleMesh(_to_solver_frame(vertices, downstream, up), faces)
 
 
-def write_mesh(mesh: TriangleMesh, path: str | Path, point_arrays: dict[str, np.ndarray] | None = None,
-               file_format: str | None = None) -> Path:
+def write_mesh(
+    mesh: TriangleMesh,
+    path: str | Path,
+    point_arrays: dict[str, np.ndarray] | None = None,
+    file_format: str | None = None,
+) -> Path:
     """Write binary STL or OBJ (through meshio) or VTP (through VTK); the format is file_format
     (stl, obj, vtp) or the path's suffix. point_arrays ([n] or [n, 3] per vertex) go into a VTP
     only, and so does the faces' part index (cell array ``part``, its names in the field data
@@ -160,7 +188,12 @@ def write_mesh(mesh: TriangleMesh, path: str | Path, point_arrays: dict[str, np.
         import meshio
 
         kwargs = {"binary": True} if fmt == "stl" else {}
-        meshio.write(path, meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)]), file_format=fmt, **kwargs)
+        meshio.write(
+            path,
+            meshio.Mesh(mesh.vertices_m, [("triangle", mesh.faces)]),
+            file_format=fmt,
+            **kwargs,
+        )
     return path
 
 
@@ -173,8 +206,10 @@ def polydata(mesh: TriangleMesh, point_arrays: dict[str, np.ndarray] | None = No
     points.SetData(numpy_to_vtk(np.ascontiguousarray(mesh.vertices_m), deep=True))
     offsets = np.arange(0, 3 * len(mesh.faces) + 1, 3, dtype=np.int64)
     cells = vtk.vtkCellArray()
-    cells.SetData(numpy_to_vtkIdTypeArray(offsets, deep=True),
-                  numpy_to_vtkIdTypeArray(mesh.faces.astype(np.int64).ravel(), deep=True))
+    cells.SetData(
+        numpy_to_vtkIdTypeArray(offsets, deep=True),
+        numpy_to_vtkIdTypeArray(mesh.faces.astype(np.int64).ravel(), deep=True),
+    )
     out = vtk.vtkPolyData()
     out.SetPoints(points)
     out.SetPolys(cells)
@@ -204,7 +239,11 @@ def _read_meshio(path: Path) -> tuple[np.ndarray, list[np.ndarray]]:
 
     with np.errstate(over="ignore"):
         data = meshio.read(path)
-    polygons = [np.asarray(b.data) for b in data.cells if b.type in ("triangle", "quad") or b.type.startswith("polygon")]
+    polygons = [
+        np.asarray(b.data)
+        for b in data.cells
+        if b.type in ("triangle", "quad") or b.type.startswith("polygon")
+    ]
     return np.asarray(data.points), polygons
 
 
@@ -226,7 +265,9 @@ def _read_vtp(path: Path) -> tuple[np.ndarray, list[np.ndarray]]:
     return vtk_to_numpy(tri.GetPoints().GetData()), [faces]
 
 
-def _merge_duplicate_vertices(vertices: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _merge_duplicate_vertices(
+    vertices: np.ndarray, faces: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """STL stores each triangle's corners separately: merge exact duplicates so edges are shared."""
     unique, inverse = np.unique(vertices, axis=0, return_inverse=True)
     return unique, inverse.reshape(-1)[faces]
@@ -234,7 +275,9 @@ def _merge_duplicate_vertices(vertices: np.ndarray, faces: np.ndarray) -> tuple[
 
 def _to_solver_frame(vertices: np.ndarray, downstream: str, up: str) -> np.ndarray:
     if downstream not in AXES or up not in AXES:
-        raise MeshError(f"axes must be one of {tuple(AXES)}: got downstream '{downstream}', up '{up}'")
+        raise MeshError(
+            f"axes must be one of {tuple(AXES)}: got downstream '{downstream}', up '{up}'"
+        )
     (fa, fs), (ua, us) = AXES[downstream], AXES[up]
     if fa == ua:
         raise MeshError(f"downstream '{downstream}' and up '{up}' must be different axes")

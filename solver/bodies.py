@@ -40,7 +40,9 @@ class Body(ABC):
         the link from the cell centre to the surface; 0 on other links."""
 
     @abstractmethod
-    def frontal_area_m2(self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float) -> float:
+    def frontal_area_m2(
+        self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float
+    ) -> float:
         """Area of the shadow on the y-z plane, clipped to the domain."""
 
     @abstractmethod
@@ -60,16 +62,26 @@ class PrimitiveBody(Body):
         cells = np.argwhere(slot >= 0)  # [n, 3] as (z, y, x), in slot order
         into = links_into_body(slot, (flags & lattice.BODY) != 0)
         fractions = np.zeros(into.shape, dtype=np.float32)
-        centres = np.stack([grid.centers(0)[cells[:, 2]], grid.centers(1)[cells[:, 1]],
-                            grid.centers(2)[cells[:, 0]]], axis=1)
+        centres = np.stack(
+            [
+                grid.centers(0)[cells[:, 2]],
+                grid.centers(1)[cells[:, 1]],
+                grid.centers(2)[cells[:, 0]],
+            ],
+            axis=1,
+        )
         for q in range(1, 19):
             in_body = into[:, q - 1]
             if np.any(in_body):
-                link = np.broadcast_to(-lattice.C[q] * grid.dx_m, (int(in_body.sum()), 3)).astype(float)
+                link = np.broadcast_to(-lattice.C[q] * grid.dx_m, (int(in_body.sum()), 3)).astype(
+                    float
+                )
                 fractions[in_body, q - 1] = self.primitive.wall_fraction(centres[in_body], link)
         return fractions
 
-    def frontal_area_m2(self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float) -> float:
+    def frontal_area_m2(
+        self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float
+    ) -> float:
         return self.primitive.frontal_area(domain_lo_m, domain_hi_m)
 
     def reference_length_m(self) -> float:
@@ -89,19 +101,34 @@ class MeshBody(Body):
         return CellCentres(grid.shape_zyx, first, grid.dx_m)  # type: ignore[arg-type]
 
     def cells(self, grid: Grid) -> np.ndarray:
-        return inside_mask(self.backend, self.vertices_m, self.faces, self._centres(grid)).astype(bool)
+        return inside_mask(self.backend, self.vertices_m, self.faces, self._centres(grid)).astype(
+            bool
+        )
 
     def wall_fractions(self, grid: Grid, flags: np.ndarray, slot: np.ndarray) -> np.ndarray:
         body = (flags & lattice.BODY) != 0
-        q, missing = link_fractions(self.backend, self.vertices_m, self.faces, self._centres(grid), slot, body)
+        q, missing = link_fractions(
+            self.backend, self.vertices_m, self.faces, self._centres(grid), slot, body
+        )
         if missing:
-            log.warning("%d links into the body cross no triangle (surface within round-off of a "
-                        "cell centre): halfway bounce-back on those", missing)
+            log.warning(
+                "%d links into the body cross no triangle (surface within round-off of a "
+                "cell centre): halfway bounce-back on those",
+                missing,
+            )
         return q
 
-    def frontal_area_m2(self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float) -> float:
-        return frontal_area_m2(self.backend, self.vertices_m, self.faces, (domain_lo_m[1], domain_hi_m[1]),
-                               (domain_lo_m[2], domain_hi_m[2]), dx_m / 16)
+    def frontal_area_m2(
+        self, domain_lo_m: np.ndarray, domain_hi_m: np.ndarray, dx_m: float
+    ) -> float:
+        return frontal_area_m2(
+            self.backend,
+            self.vertices_m,
+            self.faces,
+            (domain_lo_m[1], domain_hi_m[1]),
+            (domain_lo_m[2], domain_hi_m[2]),
+            dx_m / 16,
+        )
 
     def reference_length_m(self) -> float:
         return float(np.ptp(self.vertices_m[:, 0]))
@@ -113,7 +140,9 @@ def make_body(case: CaseConfig, backend: Backend, mesh: MeshArrays | None) -> Bo
         return None
     if case.body.shape == "mesh":
         if mesh is None:
-            raise ConfigError("body.shape 'mesh' needs a mesh: give geometry.path (run_case.py) "
-                              "or pass the mesh to Simulation")
+            raise ConfigError(
+                "body.shape 'mesh' needs a mesh: give geometry.path (run_case.py) "
+                "or pass the mesh to Simulation"
+            )
         return MeshBody(mesh, backend)
     return PrimitiveBody(Primitive.from_config(case.body))

@@ -15,31 +15,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.law_of_the_wall import B, KAPPA
+from solver.law_of_the_wall import KAPPA, B
 from solver.simulation import Fields, Simulation
 
 
 def dean_cf(re_bulk: float) -> float:
-    """Dean's (1978, J. Fluids Eng. 100, 215) correlation Cf = 0.073 Re_m^(-1/4), Re_m = 2 h U_b / nu."""
-    return 0.073 * re_bulk ** -0.25
+    """Dean's (1978, J. Fluids Eng. 100, 215) correlation Cf = 0.073 Re_m^(-1/4), Re_m = 2 h U_b /
+    nu."""
+    return 0.073 * re_bulk**-0.25
 
 
 @dataclass(frozen=True)
 class ChannelStatistics:
-    u_tau: float            # friction velocity of the driving gradient [lattice]
-    u_bulk: float           # mean velocity over the fluid [lattice]
-    cf: float               # 2 (u_tau / U_b)^2
-    re_tau: float           # u_tau h / nu
-    re_bulk: float          # 2 h U_b / nu
-    cf_dean: float          # Dean's correlation at re_bulk
-    y_plus: np.ndarray      # cell centres of the lower half, in wall units
-    u_plus: np.ndarray      # mean x-velocity there, mean of both halves, in wall units
-    log_law_error: float    # largest |u+ / u+_log - 1| over the log layer the LES resolves (see channel_statistics); NaN if no cell
+    u_tau: float  # friction velocity of the driving gradient [lattice]
+    u_bulk: float  # mean velocity over the fluid [lattice]
+    cf: float  # 2 (u_tau / U_b)^2
+    re_tau: float  # u_tau h / nu
+    re_bulk: float  # 2 h U_b / nu
+    cf_dean: float  # Dean's correlation at re_bulk
+    y_plus: np.ndarray  # cell centres of the lower half, in wall units
+    u_plus: np.ndarray  # mean x-velocity there, mean of both halves, in wall units
+    # largest |u+ / u+_log - 1| over the log layer the LES resolves (see channel_statistics);
+    # NaN if no cell
+    log_law_error: float
 
     def as_dict(self) -> dict:
-        return {"cf": self.cf, "re_tau": self.re_tau, "re_bulk": self.re_bulk, "cf_dean": self.cf_dean,
-                "u_bulk_plus": self.u_bulk / self.u_tau,
-                "log_law_error": self.log_law_error if math.isfinite(self.log_law_error) else None}
+        return {
+            "cf": self.cf,
+            "re_tau": self.re_tau,
+            "re_bulk": self.re_bulk,
+            "cf_dean": self.cf_dean,
+            "u_bulk_plus": self.u_bulk / self.u_tau,
+            "log_law_error": self.log_law_error if math.isfinite(self.log_law_error) else None,
+        }
 
 
 def channel_statistics(sim: Simulation, fields: Fields) -> ChannelStatistics:
@@ -65,6 +73,14 @@ def channel_statistics(sim: Simulation, fields: Fields) -> ChannelStatistics:
     u_log = np.log(y_plus[log_layer]) / KAPPA + B
     error = float(np.max(np.abs(u_plus[log_layer] / u_log - 1.0))) if log_layer.any() else math.nan
     re_bulk = 2.0 * h * u_bulk / nu
-    return ChannelStatistics(u_tau=u_tau, u_bulk=u_bulk, cf=2.0 * (u_tau / u_bulk) ** 2,
-                             re_tau=u_tau * h / nu, re_bulk=re_bulk, cf_dean=dean_cf(re_bulk),
-                             y_plus=y_plus, u_plus=u_plus, log_law_error=error)
+    return ChannelStatistics(
+        u_tau=u_tau,
+        u_bulk=u_bulk,
+        cf=2.0 * (u_tau / u_bulk) ** 2,
+        re_tau=u_tau * h / nu,
+        re_bulk=re_bulk,
+        cf_dean=dean_cf(re_bulk),
+        y_plus=y_plus,
+        u_plus=u_plus,
+        log_law_error=error,
+    )

@@ -29,7 +29,7 @@ FILENAME = "state.npz"
 @dataclass
 class Checkpoint:
     populations: np.ndarray
-    state: "RunState"
+    state: RunState
 
 
 def case_hash(case: CaseConfig) -> str:
@@ -47,13 +47,20 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
     """Write folder/state.npz atomically (the previous checkpoint stays until the rename)."""
     s = ckpt.state
     meta = {
-        "case_hash": case_hash(case), "step": s.step, "phase": s.phase,
-        "converged_step": s.converged_step, "average_start": s.average_start,
-        "n_samples": s.n_samples, "slot_force_steps": s.slot_force_steps,
+        "case_hash": case_hash(case),
+        "step": s.step,
+        "phase": s.phase,
+        "converged_step": s.converged_step,
+        "average_start": s.average_start,
+        "n_samples": s.n_samples,
+        "slot_force_steps": s.slot_force_steps,
     }
-    arrays = {"populations": ckpt.populations, "forces": s.force_history(),
-              "bulk_velocity": np.asarray(s.bulk_velocity, np.float64),
-              "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)}
+    arrays = {
+        "populations": ckpt.populations,
+        "forces": s.force_history(),
+        "bulk_velocity": np.asarray(s.bulk_velocity, np.float64),
+        "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+    }
     if s.rho_sum is not None:
         arrays["rho_sum"] = s.rho_sum
         arrays["velocity_sum"] = s.velocity_sum
@@ -75,34 +82,53 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
 
     path = folder / FILENAME
     if not path.is_file():
-        raise CheckpointError(f"no checkpoint at '{path}': run without --resume, or with "
-                              "run.checkpoint_every > 0 first")
+        raise CheckpointError(
+            f"no checkpoint at '{path}': run without --resume, or with "
+            "run.checkpoint_every > 0 first"
+        )
     try:
         with np.load(path) as data:
             meta = json.loads(bytes(data["meta"]).decode())
             arrays = {k: data[k] for k in data.files if k != "meta"}
         state = RunState(
-            step=int(meta["step"]), forces=[arrays["forces"]], phase=meta["phase"],
-            converged_step=meta["converged_step"], average_start=meta["average_start"],
-            rho_sum=arrays.get("rho_sum"), velocity_sum=arrays.get("velocity_sum"),
+            step=int(meta["step"]),
+            forces=[arrays["forces"]],
+            phase=meta["phase"],
+            converged_step=meta["converged_step"],
+            average_start=meta["average_start"],
+            rho_sum=arrays.get("rho_sum"),
+            velocity_sum=arrays.get("velocity_sum"),
             n_samples=int(meta["n_samples"]),
-            slot_force_sum=arrays.get("slot_force_sum"), slot_force_steps=int(meta.get("slot_force_steps", 0)),
+            slot_force_sum=arrays.get("slot_force_sum"),
+            slot_force_steps=int(meta.get("slot_force_steps", 0)),
             bulk_velocity=[float(v) for v in arrays["bulk_velocity"]],
         )
         populations = arrays["populations"]
         expected_hash = meta["case_hash"]
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
-        raise CheckpointError(f"checkpoint '{path}' is damaged ({type(exc).__name__}): delete it "
-                              "and start again without --resume") from exc
+        raise CheckpointError(
+            f"checkpoint '{path}' is damaged ({type(exc).__name__}): delete it "
+            "and start again without --resume"
+        ) from exc
     if expected_hash != case_hash(case):
-        raise CheckpointError(f"checkpoint '{path}' belongs to a different case configuration: "
-                              "resume with the same case and overrides, or use another --out folder")
+        raise CheckpointError(
+            f"checkpoint '{path}' belongs to a different case configuration: "
+            "resume with the same case and overrides, or use another --out folder"
+        )
     sums_fit = state.n_samples == 0 or (
-        state.rho_sum is not None and state.velocity_sum is not None
-        and state.velocity_sum.shape == (3, *state.rho_sum.shape))
+        state.rho_sum is not None
+        and state.velocity_sum is not None
+        and state.velocity_sum.shape == (3, *state.rho_sum.shape)
+    )
     forces = state.force_history()
-    if (populations.shape != (n_populations,) or forces.shape[1:] != (3, 3) or len(forces) != state.step
-            or not sums_fit):
-        raise CheckpointError(f"checkpoint '{path}' does not fit this grid: delete it and start "
-                              "again without --resume")
+    if (
+        populations.shape != (n_populations,)
+        or forces.shape[1:] != (3, 3)
+        or len(forces) != state.step
+        or not sums_fit
+    ):
+        raise CheckpointError(
+            f"checkpoint '{path}' does not fit this grid: delete it and start "
+            "again without --resume"
+        )
     return Checkpoint(populations, state)

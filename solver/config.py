@@ -12,7 +12,6 @@ import difflib
 import math
 from dataclasses import dataclass, field, fields, is_dataclass, make_dataclass
 from pathlib import Path
-from typing import List, Optional
 
 from omegaconf import DictConfig, OmegaConf
 from omegaconf.errors import OmegaConfBaseException
@@ -32,93 +31,109 @@ AXES = ("x", "y", "z")
 
 @dataclass
 class FlowConfig:
-    speed_m_s: float = 1.0                  # reference speed U [m/s]: free stream or mean inflow
-    nu_m2_s: Optional[float] = None         # kinematic viscosity [m^2/s]; or give reynolds
-    reynolds: Optional[float] = None        # Re = U L / nu on the reference length [-]
-    density_kg_m3: float = 1.225            # fluid density [kg/m^3], scales forces and pressure
-    inlet_profile: str = "uniform"          # uniform | parabolic_y (mean U, zero at the y walls)
-    body_accel_m_s2: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # [m/s^2]
-    initial: str = "inflow"                 # inflow (the inlet profile everywhere) | rest | taylor_green
-    initial_perturbation: float = 0.0       # random velocity added to the initial state, share of U [-]
-    reynolds_tau: Optional[float] = None    # channel: Re_tau = u_tau h / nu, h half the y size; drives it along x [-]
+    speed_m_s: float = 1.0  # reference speed U [m/s]: free stream or mean inflow
+    nu_m2_s: float | None = None  # kinematic viscosity [m^2/s]; or give reynolds
+    reynolds: float | None = None  # Re = U L / nu on the reference length [-]
+    density_kg_m3: float = 1.225  # fluid density [kg/m^3], scales forces and pressure
+    inlet_profile: str = "uniform"  # uniform | parabolic_y (mean U, zero at the y walls)
+    body_accel_m_s2: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # [m/s^2]
+    initial: str = "inflow"  # inflow (the inlet profile everywhere) | rest | taylor_green
+    initial_perturbation: float = 0.0  # random velocity added to the initial state, share of U [-]
+    reynolds_tau: float | None = (
+        None  # channel: Re_tau = u_tau h / nu, h half the y size; drives it along x [-]
+    )
 
 
 @dataclass
 class BoundariesConfig:
-    x_min: str = "inlet"                    # periodic | noslip | freeslip | moving | inlet
-    x_max: str = "outflow"                  # periodic | noslip | freeslip | moving | outflow
-    y_min: str = "freeslip"                 # periodic | noslip | freeslip | moving
+    x_min: str = "inlet"  # periodic | noslip | freeslip | moving | inlet
+    x_max: str = "outflow"  # periodic | noslip | freeslip | moving | outflow
+    y_min: str = "freeslip"  # periodic | noslip | freeslip | moving
     y_max: str = "freeslip"
-    z_min: str = "moving"                   # the rolling road: moves at U along x
+    z_min: str = "moving"  # the rolling road: moves at U along x
     z_max: str = "freeslip"
 
 
 @dataclass
 class SpongeConfig:
-    length_m: float = 0.0                   # sponge length before the outflow [m]; 0 = none
-    tau_outlet: float = 1.0                 # lattice relaxation time reached at the outflow [-]
+    length_m: float = 0.0  # sponge length before the outflow [m]; 0 = none
+    tau_outlet: float = 1.0  # lattice relaxation time reached at the outflow [-]
 
 
 @dataclass
 class DomainConfig:
-    size_m: List[float] = field(default_factory=lambda: [1.0, 1.0, 1.0])   # box lengths [m]
-    origin_m: List[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # min corner [m]
+    size_m: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0])  # box lengths [m]
+    origin_m: list[float] = field(default_factory=lambda: [0.0, 0.0, 0.0])  # min corner [m]
     boundaries: BoundariesConfig = field(default_factory=BoundariesConfig)
     sponge: SpongeConfig = field(default_factory=SpongeConfig)
 
 
 @dataclass
 class BodyConfig:
-    shape: str = "none"                     # none | sphere | cylinder | box | mesh
-    center_m: List[float] = field(default_factory=lambda: [0.5, 0.5, 0.5])  # [m]
-    radius_m: float = 0.1                   # sphere and cylinder radius [m]
-    size_m: List[float] = field(default_factory=lambda: [0.2, 0.2, 0.2])    # box lengths [m]
-    axis: str = "z"                         # cylinder axis
-    reference_length_m: Optional[float] = None  # L for Re and the grid [m]; default: diameter or box length
-    reference_area_m2: Optional[float] = None   # A for Cd, Cl [m^2]; default: frontal area in the domain
-    lift_axis: str = "z"                    # the axis Cl is measured along
-    bounce_back: str = "interpolated"       # interpolated (Bouzidi et al. 2001) | halfway
+    shape: str = "none"  # none | sphere | cylinder | box | mesh
+    center_m: list[float] = field(default_factory=lambda: [0.5, 0.5, 0.5])  # [m]
+    radius_m: float = 0.1  # sphere and cylinder radius [m]
+    size_m: list[float] = field(default_factory=lambda: [0.2, 0.2, 0.2])  # box lengths [m]
+    axis: str = "z"  # cylinder axis
+    reference_length_m: float | None = (
+        None  # L for Re and the grid [m]; default: diameter or box length
+    )
+    reference_area_m2: float | None = (
+        None  # A for Cd, Cl [m^2]; default: frontal area in the domain
+    )
+    lift_axis: str = "z"  # the axis Cl is measured along
+    bounce_back: str = "interpolated"  # interpolated (Bouzidi et al. 2001) | halfway
 
 
 @dataclass
 class ResolutionConfig:
-    cells_per_length: int = 20              # cells across the reference length [-]
-    u_lattice: Optional[float] = None       # lattice speed of U [-]; default: largest <= 0.1 with tau <= 1
-    smagorinsky_cs: float = 0.0             # Smagorinsky constant [-]; 0 disables the subgrid model
-    collision: Optional[str] = None         # bgk | entropic; default: entropic with the subgrid model, else bgk
-    min_gap_cells: float = 2.0              # narrowest body-wall gap a case may have [cells]; contact excluded
+    cells_per_length: int = 20  # cells across the reference length [-]
+    u_lattice: float | None = None  # lattice speed of U [-]; default: largest <= 0.1 with tau <= 1
+    smagorinsky_cs: float = 0.0  # Smagorinsky constant [-]; 0 disables the subgrid model
+    collision: str | None = (
+        None  # bgk | entropic; default: entropic with the subgrid model, else bgk
+    )
+    min_gap_cells: float = 2.0  # narrowest body-wall gap a case may have [cells]; contact excluded
 
 
 @dataclass
 class WallsConfig:
-    model: Optional[str] = None             # none | loglaw; default: loglaw with the subgrid model, else none
-    sample_cells: int = 4                   # the law of the wall reads the velocity of the n-th cell off the wall [cells]
-    body_rule: str = "faces"                # faces | surface: the body's wall per voxel face, or about the true surface (experimental)
+    model: str | None = None  # none | loglaw; default: loglaw with the subgrid model, else none
+    sample_cells: int = (
+        4  # the law of the wall reads the velocity of the n-th cell off the wall [cells]
+    )
+    # faces | surface: the body's wall per voxel face, or about the true surface
+    # (experimental)
+    body_rule: str = "faces"
 
 
 @dataclass
 class ConvergenceConfig:
-    window_steps: int = 1000                # moving-average window of Cd [steps]
-    tolerance: float = 1e-3                 # relative change of the mean between windows [-]
+    window_steps: int = 1000  # moving-average window of Cd [steps]
+    tolerance: float = 1e-3  # relative change of the mean between windows [-]
 
 
 @dataclass
 class RunConfig:
-    max_steps: int = 10000                  # step limit [steps]
-    check_every: int = 100                  # divergence check, progress and convergence [steps]
+    max_steps: int = 10000  # step limit [steps]
+    check_every: int = 100  # divergence check, progress and convergence [steps]
     convergence: ConvergenceConfig = field(default_factory=ConvergenceConfig)
-    average_steps: int = 0                  # steps averaged after convergence [steps]; 0 = none
-    average_from_step: int = 0              # start averaging at this step whatever Cd does (unsteady flows) [steps]; 0 = at convergence
-    sample_every: int = 50                  # field samples while averaging [steps]
-    checkpoint_every: int = 0               # checkpoint interval [steps]; 0 = none
+    average_steps: int = 0  # steps averaged after convergence [steps]; 0 = none
+    # start averaging at this step whatever Cd does (unsteady flows) [steps]; 0 = at
+    # convergence
+    average_from_step: int = 0
+    sample_every: int = 50  # field samples while averaging [steps]
+    checkpoint_every: int = 0  # checkpoint interval [steps]; 0 = none
 
 
 @dataclass
 class OutputConfig:
-    fields: bool = True                     # write fields.vti
-    stride: int = 1                         # write every stride-th cell along each axis [-]
-    snapshot_every: int = 0                 # a fields snapshot (snapshots/, fields.pvd) this often [steps]; 0 = none
-    images: bool = True                     # draw the pictures in images/ at the end
+    fields: bool = True  # write fields.vti
+    stride: int = 1  # write every stride-th cell along each axis [-]
+    snapshot_every: int = (
+        0  # a fields snapshot (snapshots/, fields.pvd) this often [steps]; 0 = none
+    )
+    images: bool = True  # draw the pictures in images/ at the end
 
 
 @dataclass
@@ -140,8 +155,9 @@ def extended_schema(sections: dict[str, type]) -> type:
     return make_dataclass("ExtendedCaseConfig", sections_, bases=(CaseConfig,))
 
 
-def load_case(path: str | Path, overrides: list[str] | None = None,
-              schema: type = CaseConfig) -> CaseConfig:
+def load_case(
+    path: str | Path, overrides: list[str] | None = None, schema: type = CaseConfig
+) -> CaseConfig:
     """Read a case YAML, apply ``key=value`` overrides and validate. Raises ConfigError.
     schema: CaseConfig, or one made by extended_schema."""
     return merge_case(read_yaml(path, "case"), overrides or [], source=str(path), schema=schema)
@@ -155,7 +171,9 @@ def read_yaml(path: str | Path, what: str) -> DictConfig:
     try:
         user = OmegaConf.load(path)
     except Exception as exc:  # yaml's scanner and parser errors
-        raise ConfigError(f"{what} file '{path}' is not valid YAML {_yaml_problem(exc)}: fix its syntax") from exc
+        raise ConfigError(
+            f"{what} file '{path}' is not valid YAML {_yaml_problem(exc)}: fix its syntax"
+        ) from exc
     if not isinstance(user, DictConfig):
         raise ConfigError(f"{what} file '{path}' must hold a mapping of keys at the top level")
     return user
@@ -169,7 +187,9 @@ def _yaml_problem(exc: Exception) -> str:
     return f"({where}{problem})"
 
 
-def merge_config(schema: type, user: DictConfig | dict, overrides: list[str], source: str = "config") -> object:
+def merge_config(
+    schema: type, user: DictConfig | dict, overrides: list[str], source: str = "config"
+) -> object:
     """The structured config schema with a user mapping and dot-list overrides merged on top,
     as a dataclass instance (types checked, ranges not). Raises ConfigError naming the key."""
     try:
@@ -186,8 +206,9 @@ def merge_config(schema: type, user: DictConfig | dict, overrides: list[str], so
     return OmegaConf.to_object(merged)
 
 
-def merge_case(user: DictConfig | dict, overrides: list[str], source: str = "config",
-               schema: type = CaseConfig) -> CaseConfig:
+def merge_case(
+    user: DictConfig | dict, overrides: list[str], source: str = "config", schema: type = CaseConfig
+) -> CaseConfig:
     """Merge a user mapping and dot-list overrides onto the defaults, then validate."""
     case: CaseConfig = merge_config(schema, user, overrides, source)  # type: ignore[assignment]
     validate(case)
@@ -213,7 +234,9 @@ def _omegaconf_message(exc: OmegaConfBaseException, source: str, schema: type) -
     text = str(exc).splitlines()[0]
     if "Key '" in text and "not in" in text:
         close = difflib.get_close_matches(key, schema_keys(schema), n=1, cutoff=0.6)
-        hint = f"did you mean '{close[0]}'?" if close else "check its spelling against cases/README.md"
+        hint = (
+            f"did you mean '{close[0]}'?" if close else "check its spelling against cases/README.md"
+        )
         return f"{source}: unknown key '{key}': {hint}"
     return f"{source}: key '{key}': {text}"
 
@@ -229,7 +252,9 @@ def _require_finite(node: object, prefix: str) -> None:
         key = f"{prefix}{name}"
         if is_dataclass(value):
             _require_finite(value, f"{key}.")
-        elif isinstance(value, float) or (isinstance(value, list) and value and isinstance(value[0], float)):
+        elif isinstance(value, float) or (
+            isinstance(value, list) and value and isinstance(value[0], float)
+        ):
             values = value if isinstance(value, list) else [value]
             _require(all(math.isfinite(v) for v in values), key, "must be finite")
 
@@ -238,88 +263,165 @@ def validate(case: CaseConfig) -> None:
     """Range and consistency checks that types alone cannot express."""
     _require_finite(case, "")
     f, d, b, r, run = case.flow, case.domain, case.body, case.resolution, case.run
-    _require(bool(case.name) and "/" not in case.name, "name", "must be a non-empty name without '/'")
+    _require(
+        bool(case.name) and "/" not in case.name, "name", "must be a non-empty name without '/'"
+    )
     _require(f.speed_m_s > 0, "flow.speed_m_s", "must be a positive speed in m/s")
-    _require((f.nu_m2_s is None) != (f.reynolds is None), "flow.nu_m2_s",
-             "and flow.reynolds: set exactly one of them")
+    _require(
+        (f.nu_m2_s is None) != (f.reynolds is None),
+        "flow.nu_m2_s",
+        "and flow.reynolds: set exactly one of them",
+    )
     if f.nu_m2_s is not None:
         _require(f.nu_m2_s > 0, "flow.nu_m2_s", "must be positive (m^2/s)")
     if f.reynolds is not None:
         _require(f.reynolds > 0, "flow.reynolds", "must be positive")
     _require(f.density_kg_m3 > 0, "flow.density_kg_m3", "must be positive (kg/m^3)")
-    _require(f.inlet_profile in INLET_PROFILES, "flow.inlet_profile", f"must be one of {INLET_PROFILES}")
+    _require(
+        f.inlet_profile in INLET_PROFILES, "flow.inlet_profile", f"must be one of {INLET_PROFILES}"
+    )
     _require(f.initial in INITIAL_STATES, "flow.initial", f"must be one of {INITIAL_STATES}")
-    _require(0.0 <= f.initial_perturbation <= 0.5, "flow.initial_perturbation", "must be in [0, 0.5] (share of U)")
+    _require(
+        0.0 <= f.initial_perturbation <= 0.5,
+        "flow.initial_perturbation",
+        "must be in [0, 0.5] (share of U)",
+    )
     _require(len(f.body_accel_m_s2) == 3, "flow.body_accel_m_s2", "must be three numbers (x, y, z)")
     if f.reynolds_tau is not None:
         _require(f.reynolds_tau > 0, "flow.reynolds_tau", "must be positive")
-        _require(f.nu_m2_s is not None, "flow.reynolds_tau", "needs flow.nu_m2_s (u_tau = Re_tau nu / h)")
-        _require(not any(f.body_accel_m_s2), "flow.reynolds_tau",
-                 "sets the driving acceleration u_tau^2 / h itself: leave flow.body_accel_m_s2 at zero")
-        _require(d.boundaries.y_min == "noslip" and d.boundaries.y_max == "noslip", "flow.reynolds_tau",
-                 "is a channel between resting walls: set domain.boundaries.y_min and y_max to noslip")
-        _require(d.boundaries.x_min == "periodic" and d.boundaries.z_min == "periodic", "flow.reynolds_tau",
-                 "is a periodic channel: set domain.boundaries x and z to periodic")
+        _require(
+            f.nu_m2_s is not None, "flow.reynolds_tau", "needs flow.nu_m2_s (u_tau = Re_tau nu / h)"
+        )
+        _require(
+            not any(f.body_accel_m_s2),
+            "flow.reynolds_tau",
+            "sets the driving acceleration u_tau^2 / h itself: leave flow.body_accel_m_s2 at zero",
+        )
+        _require(
+            d.boundaries.y_min == "noslip" and d.boundaries.y_max == "noslip",
+            "flow.reynolds_tau",
+            "is a channel between resting walls: set domain.boundaries.y_min and y_max to noslip",
+        )
+        _require(
+            d.boundaries.x_min == "periodic" and d.boundaries.z_min == "periodic",
+            "flow.reynolds_tau",
+            "is a periodic channel: set domain.boundaries x and z to periodic",
+        )
     if f.initial == "taylor_green":
-        _require(d.boundaries.x_min == "periodic" and d.boundaries.y_min == "periodic", "flow.initial",
-                 "taylor_green needs periodic x and y boundaries")
-    _require(len(d.size_m) == 3 and all(s > 0 for s in d.size_m), "domain.size_m", "must be three positive lengths in m")
+        _require(
+            d.boundaries.x_min == "periodic" and d.boundaries.y_min == "periodic",
+            "flow.initial",
+            "taylor_green needs periodic x and y boundaries",
+        )
+    _require(
+        len(d.size_m) == 3 and all(s > 0 for s in d.size_m),
+        "domain.size_m",
+        "must be three positive lengths in m",
+    )
     _require(len(d.origin_m) == 3, "domain.origin_m", "must be three coordinates in m")
     faces = d.boundaries
     for name in ("x_min", "x_max", "y_min", "y_max", "z_min", "z_max"):
         kind = getattr(faces, name)
         _require(kind in FACE_TYPES, f"domain.boundaries.{name}", f"must be one of {FACE_TYPES}")
         if kind == "inlet":
-            _require(name == "x_min", f"domain.boundaries.{name}", "cannot be an inlet: the inlet is the x_min face")
+            _require(
+                name == "x_min",
+                f"domain.boundaries.{name}",
+                "cannot be an inlet: the inlet is the x_min face",
+            )
         if kind == "outflow":
-            _require(name == "x_max", f"domain.boundaries.{name}", "cannot be an outflow: the outflow is the x_max face")
+            _require(
+                name == "x_max",
+                f"domain.boundaries.{name}",
+                "cannot be an outflow: the outflow is the x_max face",
+            )
         if kind == "moving":
-            _require(not name.startswith("x"), f"domain.boundaries.{name}",
-                     "cannot be moving: a moving wall moves along x, so it must be a y or z face")
+            _require(
+                not name.startswith("x"),
+                f"domain.boundaries.{name}",
+                "cannot be moving: a moving wall moves along x, so it must be a y or z face",
+            )
     for axis in AXES:
         lo, hi = getattr(faces, f"{axis}_min"), getattr(faces, f"{axis}_max")
-        _require((lo == "periodic") == (hi == "periodic"), f"domain.boundaries.{axis}_min",
-                 f"and {axis}_max must both be periodic or neither")
+        _require(
+            (lo == "periodic") == (hi == "periodic"),
+            f"domain.boundaries.{axis}_min",
+            f"and {axis}_max must both be periodic or neither",
+        )
     _require(d.sponge.length_m >= 0, "domain.sponge.length_m", "must be >= 0 (m)")
     _require(0.5 < d.sponge.tau_outlet <= 2.0, "domain.sponge.tau_outlet", "must be in (0.5, 2]")
     if d.sponge.length_m > 0:
-        _require(faces.x_max == "outflow", "domain.sponge.length_m", "needs domain.boundaries.x_max = outflow")
-        _require(d.sponge.length_m < d.size_m[0], "domain.sponge.length_m", "must be shorter than the domain")
+        _require(
+            faces.x_max == "outflow",
+            "domain.sponge.length_m",
+            "needs domain.boundaries.x_max = outflow",
+        )
+        _require(
+            d.sponge.length_m < d.size_m[0],
+            "domain.sponge.length_m",
+            "must be shorter than the domain",
+        )
     _require(b.shape in SHAPES, "body.shape", f"must be one of {SHAPES}")
     _require(len(b.center_m) == 3, "body.center_m", "must be three coordinates in m")
-    _require(len(b.size_m) == 3 and all(s > 0 for s in b.size_m), "body.size_m", "must be three positive lengths in m")
+    _require(
+        len(b.size_m) == 3 and all(s > 0 for s in b.size_m),
+        "body.size_m",
+        "must be three positive lengths in m",
+    )
     _require(b.radius_m > 0, "body.radius_m", "must be positive (m)")
     _require(b.axis in AXES, "body.axis", f"must be one of {AXES}")
     _require(b.lift_axis in ("y", "z"), "body.lift_axis", "must be y or z")
     _require(b.bounce_back in BOUNCE_BACK, "body.bounce_back", f"must be one of {BOUNCE_BACK}")
     if b.shape == "none":
-        _require(b.reference_length_m is not None, "body.reference_length_m",
-                 "is needed when body.shape is none: it sets the grid and Re")
+        _require(
+            b.reference_length_m is not None,
+            "body.reference_length_m",
+            "is needed when body.shape is none: it sets the grid and Re",
+        )
     if b.reference_length_m is not None:
         _require(b.reference_length_m > 0, "body.reference_length_m", "must be positive (m)")
     if b.reference_area_m2 is not None:
         _require(b.reference_area_m2 > 0, "body.reference_area_m2", "must be positive (m^2)")
-    _require(4 <= r.cells_per_length <= 4096, "resolution.cells_per_length", "must be between 4 and 4096")
+    _require(
+        4 <= r.cells_per_length <= 4096, "resolution.cells_per_length", "must be between 4 and 4096"
+    )
     if r.u_lattice is not None:
         _require(0 < r.u_lattice <= 0.3, "resolution.u_lattice", "must be in (0, 0.3]")
-    _require(0 <= r.smagorinsky_cs <= 0.5, "resolution.smagorinsky_cs", "must be in [0, 0.5] (typical 0.1-0.2)")
+    _require(
+        0 <= r.smagorinsky_cs <= 0.5,
+        "resolution.smagorinsky_cs",
+        "must be in [0, 0.5] (typical 0.1-0.2)",
+    )
     _require(r.min_gap_cells >= 0, "resolution.min_gap_cells", "must be >= 0 (cells)")
     if r.collision is not None:
         _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
     if case.walls.model is not None:
         _require(case.walls.model in WALL_MODELS, "walls.model", f"must be one of {WALL_MODELS}")
-    _require(case.walls.body_rule in WALL_BODY_RULES, "walls.body_rule", f"must be one of {WALL_BODY_RULES}")
-    _require(1 <= case.walls.sample_cells <= 8, "walls.sample_cells", "must be between 1 and 8 (cells)")
+    _require(
+        case.walls.body_rule in WALL_BODY_RULES,
+        "walls.body_rule",
+        f"must be one of {WALL_BODY_RULES}",
+    )
+    _require(
+        1 <= case.walls.sample_cells <= 8, "walls.sample_cells", "must be between 1 and 8 (cells)"
+    )
     _require(run.max_steps >= 1, "run.max_steps", "must be >= 1")
     _require(run.check_every >= 1, "run.check_every", "must be >= 1")
     _require(run.convergence.window_steps >= 1, "run.convergence.window_steps", "must be >= 1")
     _require(run.convergence.tolerance > 0, "run.convergence.tolerance", "must be positive")
     _require(run.average_steps >= 0, "run.average_steps", "must be >= 0")
-    _require(run.average_from_step >= 0, "run.average_from_step", "must be >= 0 (0: average once Cd converges)")
+    _require(
+        run.average_from_step >= 0,
+        "run.average_from_step",
+        "must be >= 0 (0: average once Cd converges)",
+    )
     if run.average_from_step > 0:
         _require(run.average_steps > 0, "run.average_from_step", "needs run.average_steps > 0")
-        _require(run.average_from_step < run.max_steps, "run.average_from_step",
-                 f"must be below run.max_steps ({run.max_steps})")
+        _require(
+            run.average_from_step < run.max_steps,
+            "run.average_from_step",
+            f"must be below run.max_steps ({run.max_steps})",
+        )
     _require(run.sample_every >= 1, "run.sample_every", "must be >= 1")
     _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
     _require(case.output.stride >= 1, "output.stride", "must be >= 1")

@@ -38,15 +38,21 @@ from solver.surface import free_stream_density
 class DragBreakdown:
     """Drag coefficients by part (pressure, friction) and the cumulative drag along the body."""
 
-    parts: dict[str, tuple[float, float]]   # part -> (pressure Cd, friction Cd)
-    x_m: np.ndarray                          # column stations from the nose [m]
-    cd_cumulative: np.ndarray                # pressure + friction Cd of the body ahead of x_m
+    parts: dict[str, tuple[float, float]]  # part -> (pressure Cd, friction Cd)
+    x_m: np.ndarray  # column stations from the nose [m]
+    cd_cumulative: np.ndarray  # pressure + friction Cd of the body ahead of x_m
 
     def as_dict(self) -> dict:
         """summary.json's cd_parts and cd_cumulative."""
         return {
-            "cd_parts": {name: {"pressure": float(p), "friction": float(f)} for name, (p, f) in self.parts.items()},
-            "cd_cumulative": {"x_m": [float(v) for v in self.x_m], "cd": [float(v) for v in self.cd_cumulative]},
+            "cd_parts": {
+                name: {"pressure": float(p), "friction": float(f)}
+                for name, (p, f) in self.parts.items()
+            },
+            "cd_cumulative": {
+                "x_m": [float(v) for v in self.x_m],
+                "cd": [float(v) for v in self.cd_cumulative],
+            },
         }
 
 
@@ -57,7 +63,9 @@ def slot_cells(sim: Simulation) -> np.ndarray:
     return cells[order][:, ::-1]
 
 
-def drag_by_entry(sim: Simulation, slot_force_mean: np.ndarray, p_inf: float) -> tuple[np.ndarray, np.ndarray]:
+def drag_by_entry(
+    sim: Simulation, slot_force_mean: np.ndarray, p_inf: float
+) -> tuple[np.ndarray, np.ndarray]:
     """The x-force (lattice units) of each entry of sim.surface, pressure [e] (of p - p_inf,
     p_inf the free stream's lattice gauge pressure) and friction [e], from the per-slot mean
     forces [n_slots, 3 kinds, 3 axes], as the module docstring says."""
@@ -94,9 +102,15 @@ def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray, fields: Fields)
     n_parts = len(sim.surface_part_names)
     pressure_part = np.bincount(surface.entry_part, weights=pressure_x, minlength=n_parts) * to_cd
     friction_part = np.bincount(surface.entry_part, weights=friction_x, minlength=n_parts) * to_cd
-    parts = {name: (float(pressure_part[j]), float(friction_part[j])) for j, name in enumerate(sim.surface_part_names)}
+    parts = {
+        name: (float(pressure_part[j]), float(friction_part[j]))
+        for j, name in enumerate(sim.surface_part_names)
+    }
     column = surface.entry_column
     first, last = int(column.min()), int(column.max())
-    per_column = np.bincount(column - first, weights=pressure_x + friction_x, minlength=last - first + 1) * to_cd
-    x_edge = sim.grid.centers(0)[first:last + 1] + 0.5 * sim.grid.dx_m
+    per_column = (
+        np.bincount(column - first, weights=pressure_x + friction_x, minlength=last - first + 1)
+        * to_cd
+    )
+    x_edge = sim.grid.centers(0)[first : last + 1] + 0.5 * sim.grid.dx_m
     return DragBreakdown(parts, x_edge - sim.surface_x_min_m, np.cumsum(per_column))

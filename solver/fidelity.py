@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import math
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -34,31 +33,42 @@ MIN_GAP_CELLS_DEFAULT = 2.0
 #: the rest would run at over ten times the free stream, far past the lattice's stable speeds.
 MIN_OPEN_SECTION = 0.1
 #: The keys that size each kind of body, named when one is too large for its tunnel.
-SIZE_KEYS = {"sphere": "body.radius_m", "cylinder": "body.radius_m", "box": "body.size_m",
-             "mesh": "the mesh's size"}
+SIZE_KEYS = {
+    "sphere": "body.radius_m",
+    "cylinder": "body.radius_m",
+    "box": "body.size_m",
+    "mesh": "the mesh's size",
+}
 
 
 @dataclass(frozen=True)
 class Fidelity:
-    gap_cells: Optional[float]       # narrowest body-wall gap / dx (contact excluded)
-    gap_m: Optional[float]
-    gap_face: Optional[str]          # the wall of that gap, e.g. "z_min"
-    contact_faces: tuple[str, ...]   # walls the body stands on
-    blockage: Optional[float]        # body frontal area / tunnel section (y-z); None without an inlet
-    inlet_lengths: Optional[float]   # inlet plane to the body's front, in reference lengths
-    outflow_lengths: Optional[float]  # body's rear to the outflow plane, in reference lengths
+    gap_cells: float | None  # narrowest body-wall gap / dx (contact excluded)
+    gap_m: float | None
+    gap_face: str | None  # the wall of that gap, e.g. "z_min"
+    contact_faces: tuple[str, ...]  # walls the body stands on
+    blockage: float | None  # body frontal area / tunnel section (y-z); None without an inlet
+    inlet_lengths: float | None  # inlet plane to the body's front, in reference lengths
+    outflow_lengths: float | None  # body's rear to the outflow plane, in reference lengths
 
     def as_dict(self) -> dict:
-        return {"gap_cells": self.gap_cells, "gap_m": self.gap_m, "gap_face": self.gap_face,
-                "contact_faces": list(self.contact_faces), "blockage": self.blockage,
-                "inlet_distance_lengths": self.inlet_lengths,
-                "outflow_distance_lengths": self.outflow_lengths}
+        return {
+            "gap_cells": self.gap_cells,
+            "gap_m": self.gap_m,
+            "gap_face": self.gap_face,
+            "contact_faces": list(self.contact_faces),
+            "blockage": self.blockage,
+            "inlet_distance_lengths": self.inlet_lengths,
+            "outflow_distance_lengths": self.outflow_lengths,
+        }
 
     def describe(self) -> str:
         """One log line."""
         parts = []
         if self.gap_cells is not None:
-            parts.append(f"narrowest gap {self.gap_cells:.2f} cells ({self.gap_m:.3g} m, {self.gap_face})")
+            parts.append(
+                f"narrowest gap {self.gap_cells:.2f} cells ({self.gap_m:.3g} m, {self.gap_face})"
+            )
         if self.contact_faces:
             parts.append(f"stands on {', '.join(self.contact_faces)}")
         if self.blockage is not None:
@@ -70,8 +80,9 @@ class Fidelity:
         return "fidelity: " + ", ".join(parts) if parts else "fidelity: no body"
 
 
-def _face_gaps(body: np.ndarray, axis: int, side: str, slot: np.ndarray,
-               link_q: Optional[np.ndarray]) -> tuple[Optional[float], bool]:
+def _face_gaps(
+    body: np.ndarray, axis: int, side: str, slot: np.ndarray, link_q: np.ndarray | None
+) -> tuple[float | None, bool]:
     """Narrowest gap in cells between the wall on face (axis, side) and the body, and whether
     the body touches that wall somewhere. Arrays [z, y, x]; the wall layer is the first (min) or
     last (max) layer along the axis."""
@@ -83,8 +94,8 @@ def _face_gaps(body: np.ndarray, axis: int, side: str, slot: np.ndarray,
     has_body = column.any(axis=0)
     if not has_body.any():
         return None, False
-    first_body = np.argmax(column, axis=0)        # index of the first body cell from the wall
-    fluid_between = first_body - 1                # the wall layer is index 0
+    first_body = np.argmax(column, axis=0)  # index of the first body cell from the wall
+    fluid_between = first_body - 1  # the wall layer is index 0
     contact = has_body & (fluid_between <= 0)
     gap_columns = has_body & (fluid_between > 0)
     if not gap_columns.any():
@@ -110,10 +121,14 @@ def check_through_flow(case: CaseConfig, grid: Grid, flags: np.ndarray) -> None:
     section whose open (fluid) cells are fewer than MIN_OPEN_SECTION of the widest section's.
     One line naming the body's size key and domain.size_m; flags [z, y, x]."""
     fluid = (flags & lattice.TYPE_MASK) == lattice.FLUID
-    resize = f"shrink the body ({SIZE_KEYS.get(case.body.shape, 'its size')}) or widen domain.size_m"
+    resize = (
+        f"shrink the body ({SIZE_KEYS.get(case.body.shape, 'its size')}) or widen domain.size_m"
+    )
     if not fluid.any():
-        raise ConfigError(f"the body fills the whole tunnel ({grid.nx} x {grid.ny} x {grid.nz} cells, "
-                          f"no fluid cell): {resize}")
+        raise ConfigError(
+            f"the body fills the whole tunnel ({grid.nx} x {grid.ny} x {grid.nz} cells, "
+            f"no fluid cell): {resize}"
+        )
     open_cells = fluid.sum(axis=(0, 1))
     body_planes = np.flatnonzero(((flags & lattice.BODY) != 0).any(axis=(0, 1)))
     if body_planes.size == 0:
@@ -122,19 +137,28 @@ def check_through_flow(case: CaseConfig, grid: Grid, flags: np.ndarray) -> None:
     worst = int(np.argmin(share))
     if share[worst] < MIN_OPEN_SECTION:
         x_m = grid.centers(0)[body_planes[worst]]
-        raise ConfigError(f"the body blocks {100 * (1 - share[worst]):.0f}% of the tunnel section at "
-                          f"x = {x_m:.3g} m, leaving the flow no way through: {resize}")
+        raise ConfigError(
+            f"the body blocks {100 * (1 - share[worst]):.0f}% of the tunnel section at "
+            f"x = {x_m:.3g} m, leaving the flow no way through: {resize}"
+        )
 
 
-def assess(case: CaseConfig, grid: Grid, flags: np.ndarray, slot: np.ndarray,
-           link_q: Optional[np.ndarray], frontal_area_m2: Optional[float], length_m: float) -> Fidelity:
+def assess(
+    case: CaseConfig,
+    grid: Grid,
+    flags: np.ndarray,
+    slot: np.ndarray,
+    link_q: np.ndarray | None,
+    frontal_area_m2: float | None,
+    length_m: float,
+) -> Fidelity:
     """The fidelity figures of a case on its grid. slot: the body's neighbour index; link_q: the
     wall fractions of interpolated bounce-back (None for halfway)."""
     body = (flags & lattice.BODY) != 0
     if not body.any():
         return Fidelity(None, None, None, (), None, None, None)
     faces = vars(case.domain.boundaries)
-    best: tuple[Optional[float], Optional[str]] = (None, None)
+    best: tuple[float | None, str | None] = (None, None)
     contact = []
     for axis, name in enumerate(AXES):
         for side in ("min", "max"):
@@ -147,8 +171,13 @@ def assess(case: CaseConfig, grid: Grid, flags: np.ndarray, slot: np.ndarray,
             if gap is not None and (best[0] is None or gap < best[0]):
                 best = (gap, face)
     size = case.domain.size_m
-    # A tunnel's figure: a flow without an inlet (a periodic pipe or channel) has no free stream to block.
-    blockage = frontal_area_m2 / (size[1] * size[2]) if frontal_area_m2 and faces["x_min"] == "inlet" else None
+    # A tunnel's figure: a flow without an inlet (a periodic pipe or channel) has no free
+    # stream to block.
+    blockage = (
+        frontal_area_m2 / (size[1] * size[2])
+        if frontal_area_m2 and faces["x_min"] == "inlet"
+        else None
+    )
     x_cells = np.flatnonzero(body.any(axis=(0, 1)))
     front = grid.centers(0)[x_cells[0]] - 0.5 * grid.dx_m
     rear = grid.centers(0)[x_cells[-1]] + 0.5 * grid.dx_m
@@ -156,9 +185,15 @@ def assess(case: CaseConfig, grid: Grid, flags: np.ndarray, slot: np.ndarray,
     inlet = (front - x0) / length_m if faces["x_min"] == "inlet" else None
     outflow = (x0 + size[0] - rear) / length_m if faces["x_max"] == "outflow" else None
     gap_cells, gap_face = best
-    return Fidelity(gap_cells=gap_cells, gap_m=None if gap_cells is None else gap_cells * grid.dx_m,
-                    gap_face=gap_face, contact_faces=tuple(contact), blockage=blockage,
-                    inlet_lengths=inlet, outflow_lengths=outflow)
+    return Fidelity(
+        gap_cells=gap_cells,
+        gap_m=None if gap_cells is None else gap_cells * grid.dx_m,
+        gap_face=gap_face,
+        contact_faces=tuple(contact),
+        blockage=blockage,
+        inlet_lengths=inlet,
+        outflow_lengths=outflow,
+    )
 
 
 def check_fidelity(case: CaseConfig, fidelity: Fidelity) -> None:
@@ -169,13 +204,24 @@ def check_fidelity(case: CaseConfig, fidelity: Fidelity) -> None:
     if gap is not None and gap < r.min_gap_cells:
         needed = math.ceil(r.cells_per_length * r.min_gap_cells / gap)
         raise ConfigError(
-            f"the body comes within {gap:.2f} cells ({fidelity.gap_m:.3g} m) of the wall {fidelity.gap_face}, "
-            f"under resolution.min_gap_cells = {r.min_gap_cells:g}: raise resolution.cells_per_length "
-            f"to at least {needed} (now {r.cells_per_length}) or the body's clearance from {fidelity.gap_face}")
+            f"the body comes within {gap:.2f} cells ({fidelity.gap_m:.3g} m) of the wall "
+            f"{fidelity.gap_face}, "
+            f"under resolution.min_gap_cells = {r.min_gap_cells:g}: raise "
+            "resolution.cells_per_length "
+            f"to at least {needed} (now {r.cells_per_length}) or the body's clearance from "
+            f"{fidelity.gap_face}"
+        )
     if r.min_gap_cells < MIN_GAP_CELLS_DEFAULT:
-        log.warning("resolution.min_gap_cells = %g is below the default %g: gaps of fewer cells are "
-                    "not resolved and their flow, and the forces from it, are screening figures",
-                    r.min_gap_cells, MIN_GAP_CELLS_DEFAULT)
+        log.warning(
+            "resolution.min_gap_cells = %g is below the default %g: gaps of fewer cells are "
+            "not resolved and their flow, and the forces from it, are screening figures",
+            r.min_gap_cells,
+            MIN_GAP_CELLS_DEFAULT,
+        )
     if fidelity.blockage is not None and fidelity.blockage > BLOCKAGE_WARN:
-        log.warning("the body blocks %.1f%% of the tunnel section (over %.0f%%): Cd is raised by the "
-                    "walls; widen domain.size_m", 100 * fidelity.blockage, 100 * BLOCKAGE_WARN)
+        log.warning(
+            "the body blocks %.1f%% of the tunnel section (over %.0f%%): Cd is raised by the "
+            "walls; widen domain.size_m",
+            100 * fidelity.blockage,
+            100 * BLOCKAGE_WARN,
+        )

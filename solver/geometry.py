@@ -21,13 +21,18 @@ class Primitive:
     shape: str
     center_m: np.ndarray
     radius_m: float
-    size_m: np.ndarray      # box lengths along x, y, z
-    axis: int               # cylinder axis: 0 x, 1 y, 2 z
+    size_m: np.ndarray  # box lengths along x, y, z
+    axis: int  # cylinder axis: 0 x, 1 y, 2 z
 
     @classmethod
-    def from_config(cls, body: BodyConfig) -> "Primitive":
-        return cls(body.shape, np.asarray(body.center_m, float), float(body.radius_m),
-                   np.asarray(body.size_m, float), AXES.index(body.axis))
+    def from_config(cls, body: BodyConfig) -> Primitive:
+        return cls(
+            body.shape,
+            np.asarray(body.center_m, float),
+            float(body.radius_m),
+            np.asarray(body.size_m, float),
+            AXES.index(body.axis),
+        )
 
     def inside(self, x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
         """Boolean mask of points (broadcast arrays, metres) inside the body."""
@@ -39,7 +44,9 @@ class Primitive:
             a, b = (i for i in range(3) if i != self.axis)
             return np.broadcast_to(p[a] ** 2 + p[b] ** 2 < self.radius_m**2, shape)
         h = self.size_m / 2
-        return np.broadcast_to((np.abs(p[0]) < h[0]) & (np.abs(p[1]) < h[1]) & (np.abs(p[2]) < h[2]), shape)
+        return np.broadcast_to(
+            (np.abs(p[0]) < h[0]) & (np.abs(p[1]) < h[1]) & (np.abs(p[2]) < h[2]), shape
+        )
 
     def wall_fraction(self, start_m: np.ndarray, link_m: np.ndarray) -> np.ndarray:
         """For segments start + t link (arrays [n, 3], metres) that start outside the body and end
@@ -76,7 +83,9 @@ class Primitive:
         lo_y, hi_y, lo_z, hi_z = domain_lo[1], domain_hi[1], domain_lo[2], domain_hi[2]
         c = self.center_m
         if self.shape == "box":
-            return _overlap(c[1], self.size_m[1] / 2, lo_y, hi_y) * _overlap(c[2], self.size_m[2] / 2, lo_z, hi_z)
+            return _overlap(c[1], self.size_m[1] / 2, lo_y, hi_y) * _overlap(
+                c[2], self.size_m[2] / 2, lo_z, hi_z
+            )
         if self.shape == "cylinder" and self.axis != 0:
             other = 2 if self.axis == 1 else 1
             length = domain_hi[self.axis] - domain_lo[self.axis]

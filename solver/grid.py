@@ -23,14 +23,20 @@ from solver.config import CaseConfig
 from solver.lattice import BODY, BULK, FLUID, FREESLIP, INLET, MOVING, OUTFLOW, SOLID, TYPE_MASK
 from solver.units import LatticeUnits
 
-FACE_FLAG = {"noslip": SOLID, "freeslip": FREESLIP, "moving": MOVING, "inlet": INLET, "outflow": OUTFLOW}
+FACE_FLAG = {
+    "noslip": SOLID,
+    "freeslip": FREESLIP,
+    "moving": MOVING,
+    "inlet": INLET,
+    "outflow": OUTFLOW,
+}
 
 
 @dataclass(frozen=True)
 class Grid:
     shape_zyx: tuple[int, int, int]
     dx_m: float
-    origin_m: np.ndarray          # physical min corner of the box [m]
+    origin_m: np.ndarray  # physical min corner of the box [m]
     ghost_lo: tuple[int, int, int]  # boundary layers on the min faces, (x, y, z)
     ghost_hi: tuple[int, int, int]
 
@@ -57,8 +63,10 @@ class Grid:
 
     def interior(self) -> tuple[slice, slice, slice]:
         """[z, y, x] slices of the cells inside the physical box (no boundary layers)."""
-        return tuple(slice(self.ghost_lo[a], (self.nx, self.ny, self.nz)[a] - self.ghost_hi[a])
-                     for a in (2, 1, 0))  # type: ignore[return-value]
+        return tuple(
+            slice(self.ghost_lo[a], (self.nx, self.ny, self.nz)[a] - self.ghost_hi[a])
+            for a in (2, 1, 0)
+        )  # type: ignore[return-value]
 
 
 def make_grid(case: CaseConfig, units: LatticeUnits) -> Grid:
@@ -71,8 +79,13 @@ def make_grid(case: CaseConfig, units: LatticeUnits) -> Grid:
         counts.append(n + g_lo + g_hi)
         lo.append(g_lo)
         hi.append(g_hi)
-    return Grid((counts[2], counts[1], counts[0]), units.dx_m, np.asarray(case.domain.origin_m, float),
-                tuple(lo), tuple(hi))  # type: ignore[arg-type]
+    return Grid(
+        (counts[2], counts[1], counts[0]),
+        units.dx_m,
+        np.asarray(case.domain.origin_m, float),
+        tuple(lo),
+        tuple(hi),
+    )  # type: ignore[arg-type]
 
 
 def make_flags(case: CaseConfig, grid: Grid, body_cells: np.ndarray | None) -> np.ndarray:

@@ -11,8 +11,9 @@ library takes a pointer to the record, the GPU kernel takes the record by value.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -39,8 +40,10 @@ def is_pointer(ctype: str) -> bool:
 
 def params_dtype() -> np.dtype:
     """numpy dtype laid out like the C struct LbmParams."""
-    return np.dtype([(name, np.uint64 if is_pointer(ctype) else _SCALARS[ctype]) for ctype, name in FIELDS],
-                    align=True)
+    return np.dtype(
+        [(name, np.uint64 if is_pointer(ctype) else _SCALARS[ctype]) for ctype, name in FIELDS],
+        align=True,
+    )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ CUDA_DIR = Path(__file__).resolve().parent.parent / "cuda"
 HEADER = CUDA_DIR / "lbm_lattice.cuh"
 
 #: Link vectors c_q, q = 0..18; opposite links are (1,2), (3,4), ..., (17,18).
+# fmt: off
 C = np.array(
     [
         (0, 0, 0),
@@ -26,6 +27,7 @@ C = np.array(
     ],
     dtype=np.int64,
 )
+# fmt: on
 #: Weights w_q.
 W = np.array([1 / 3] + [1 / 18] * 6 + [1 / 36] * 12)
 #: Opposite link of each link.
@@ -35,7 +37,9 @@ Q = 19
 
 def _read_flags(header: Path) -> dict[str, int]:
     text = header.read_text()
-    return {m[1]: int(m[2], 0) for m in re.finditer(r"#define FLAG_(\w+)\s+(0x[0-9A-Fa-f]+|\d+)", text)}
+    return {
+        m[1]: int(m[2], 0) for m in re.finditer(r"#define FLAG_(\w+)\s+(0x[0-9A-Fa-f]+|\d+)", text)
+    }
 
 
 _FLAGS = _read_flags(HEADER)
@@ -52,7 +56,9 @@ BULK = _FLAGS["BULK"]
 
 def _read_collisions(header: Path) -> dict[str, int]:
     text = header.read_text()
-    return {m[1].lower(): int(m[2]) for m in re.finditer(r"#define LBM_COLLISION_(\w+)\s+(\d+)", text)}
+    return {
+        m[1].lower(): int(m[2]) for m in re.finditer(r"#define LBM_COLLISION_(\w+)\s+(\d+)", text)
+    }
 
 
 #: Collision operators by their case-key name ("bgk", "entropic"), valued as in the kernels.
@@ -61,7 +67,10 @@ COLLISIONS = _read_collisions(CUDA_DIR / "lbm_collision.cuh")
 
 def _read_wall_defines(header: Path, prefix: str) -> dict[str, int]:
     text = header.read_text()
-    return {m[1].lower(): int(m[2]) for m in re.finditer(rf"#define {prefix}([A-Z0-9]+)\s+(\d+)\b", text)}
+    return {
+        m[1].lower(): int(m[2])
+        for m in re.finditer(rf"#define {prefix}([A-Z0-9]+)\s+(\d+)\b", text)
+    }
 
 
 #: Wall models by their case-key name ("none", "loglaw"), valued as in the kernels.

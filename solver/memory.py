@@ -49,17 +49,36 @@ def available_host_bytes() -> float:
 def check_memory(n_cells: int, cells_per_length: float, device_free_bytes: float | None) -> None:
     """Refuse, with one line naming resolution.cells_per_length, a grid of n_cells that would not
     fit: device_free_bytes is the GPU's free memory, or None on the CPU backend (one memory)."""
-    host_per_cell = CPU_BYTES_PER_CELL if device_free_bytes is None else HOST_BYTES_PER_CELL_WITH_GPU
-    needs = [("memory", FIXED_HOST_BYTES + n_cells * host_per_cell, available_host_bytes(), host_per_cell)]
+    host_per_cell = (
+        CPU_BYTES_PER_CELL if device_free_bytes is None else HOST_BYTES_PER_CELL_WITH_GPU
+    )
+    needs = [
+        (
+            "memory",
+            FIXED_HOST_BYTES + n_cells * host_per_cell,
+            available_host_bytes(),
+            host_per_cell,
+        )
+    ]
     if device_free_bytes is not None:
-        needs.append(("GPU memory", n_cells * DEVICE_BYTES_PER_CELL, device_free_bytes, DEVICE_BYTES_PER_CELL))
+        needs.append(
+            (
+                "GPU memory",
+                n_cells * DEVICE_BYTES_PER_CELL,
+                device_free_bytes,
+                DEVICE_BYTES_PER_CELL,
+            )
+        )
     for what, need, available, per_cell in needs:
         if need > available:
             # cells grow as the cube of the resolution
-            fits = cells_per_length * (max(available - (need - n_cells * per_cell), 0.0)
-                                       / (n_cells * per_cell)) ** (1 / 3)
+            fits = cells_per_length * (
+                max(available - (need - n_cells * per_cell), 0.0) / (n_cells * per_cell)
+            ) ** (1 / 3)
             raise ConfigError(
-                f"resolution.cells_per_length = {cells_per_length:g} gives {n_cells / 1e6:.1f} M cells, which "
+                f"resolution.cells_per_length = {cells_per_length:g} gives {n_cells / 1e6:.1f} M "
+                "cells, which "
                 f"need about {need / 1e9:.1f} GB of {what} ({per_cell} B per cell) where "
                 f"{available / 1e9:.1f} GB are free: lower resolution.cells_per_length to at most "
-                f"{math.floor(fits)} or shrink domain.size_m")
+                f"{math.floor(fits)} or shrink domain.size_m"
+            )

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from solver.simulation import Fields, Simulation
 
-
 #: Below this Re_D the Superpipe correlation is not used (its data start at Re_D 31,000; pipe flow
 #: is laminar below about 2,300).
 MCKEON_MIN_RE_D = 1.0e4
@@ -38,17 +37,22 @@ def mckeon_friction_factor(re_d: float) -> float:
 
 @dataclass(frozen=True)
 class PipeStatistics:
-    u_tau: float                   # friction velocity of the driving gradient [lattice]
-    u_bulk: float                  # flow rate through the bore over pi R^2 [lattice]
-    friction_factor: float         # Darcy f = 8 (u_tau / U_b)^2
-    re_d: float                    # U_b D / nu
-    re_tau: float                  # u_tau R / nu
+    u_tau: float  # friction velocity of the driving gradient [lattice]
+    u_bulk: float  # flow rate through the bore over pi R^2 [lattice]
+    friction_factor: float  # Darcy f = 8 (u_tau / U_b)^2
+    re_d: float  # U_b D / nu
+    re_tau: float  # u_tau R / nu
     friction_factor_mckeon: float  # McKeon et al. (2005) at re_d; NaN below its range
 
     def as_dict(self) -> dict:
         mckeon = self.friction_factor_mckeon if math.isfinite(self.friction_factor_mckeon) else None
-        return {"friction_factor": self.friction_factor, "friction_factor_mckeon": mckeon,
-                "re_d": self.re_d, "re_tau": self.re_tau, "u_bulk_plus": self.u_bulk / self.u_tau}
+        return {
+            "friction_factor": self.friction_factor,
+            "friction_factor_mckeon": mckeon,
+            "re_d": self.re_d,
+            "re_tau": self.re_tau,
+            "u_bulk_plus": self.u_bulk / self.u_tau,
+        }
 
 
 def pipe_statistics(sim: Simulation, fields: Fields, radius_cells: float) -> PipeStatistics:
@@ -59,9 +63,16 @@ def pipe_statistics(sim: Simulation, fields: Fields, radius_cells: float) -> Pip
         raise ValueError(f"a pipe's statistics need a driving acceleration along +x, not {g}")
     nu = sim.units.nu_lattice
     u_tau = math.sqrt(g * radius_cells / 2.0)
-    flow_rate = float(fields.velocity[0][sim.fluid_mask].sum()) / sim.grid.nx  # per cross-section, cells^2
+    flow_rate = (
+        float(fields.velocity[0][sim.fluid_mask].sum()) / sim.grid.nx
+    )  # per cross-section, cells^2
     u_bulk = flow_rate / (math.pi * radius_cells**2)
     re_d = 2.0 * radius_cells * u_bulk / nu
-    return PipeStatistics(u_tau=u_tau, u_bulk=u_bulk, friction_factor=8.0 * (u_tau / u_bulk) ** 2,
-                          re_d=re_d, re_tau=u_tau * radius_cells / nu,
-                          friction_factor_mckeon=mckeon_friction_factor(re_d))
+    return PipeStatistics(
+        u_tau=u_tau,
+        u_bulk=u_bulk,
+        friction_factor=8.0 * (u_tau / u_bulk) ** 2,
+        re_d=re_d,
+        re_tau=u_tau * radius_cells / nu,
+        friction_factor_mckeon=mckeon_friction_factor(re_d),
+    )

@@ -27,8 +27,13 @@ def _finite(value: float) -> float | None:
     return float(value) if np.isfinite(value) else None
 
 
-def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
-            flow_statistics: dict | None = None) -> dict:
+def summary(
+    case: CaseConfig,
+    sim: Simulation,
+    result: RunResult,
+    backend: Backend,
+    flow_statistics: dict | None = None,
+) -> dict:
     """The run's figures for summary.json (forces in N, the rest as named): Cd and Cl by momentum
     exchange, their pressure and friction parts integrated over the body's surface (None without
     one), the drag by named part of the body and the cumulative drag along it (cd_parts,
@@ -38,12 +43,22 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
     flow_statistics, the figures of a flow the caller knows more of (a pipe: solver/pipe.py)."""
     u = sim.units
     force_n = result.force_mean_lattice * u.force_scale_n
-    channel = (channel_statistics(sim, result.best_fields).as_dict()
-               if case.flow.reynolds_tau is not None else {})
+    channel = (
+        channel_statistics(sim, result.best_fields).as_dict()
+        if case.flow.reynolds_tau is not None
+        else {}
+    )
     breakdown = {"cd_parts": None, "cd_cumulative": None}
-    if (sim.has_surface and sim.reference_area_m2 is not None and result.slot_force_mean_lattice is not None
-            and sim.surface is not None and sim.surface.entry_slot.size):
-        breakdown = drag_breakdown(sim, result.slot_force_mean_lattice, result.best_fields).as_dict()
+    if (
+        sim.has_surface
+        and sim.reference_area_m2 is not None
+        and result.slot_force_mean_lattice is not None
+        and sim.surface is not None
+        and sim.surface.entry_slot.size
+    ):
+        breakdown = drag_breakdown(
+            sim, result.slot_force_mean_lattice, result.best_fields
+        ).as_dict()
     return {
         "case": case.name,
         "solver_version": __version__,
@@ -54,8 +69,12 @@ def summary(case: CaseConfig, sim: Simulation, result: RunResult, backend: Backe
         "cl_pressure": _finite(result.cl_pressure),
         "cl_friction": _finite(result.cl_friction),
         "force_n": [float(v) for v in force_n[FORCE_TOTAL]],
-        "force_pressure_n": [_finite(v) for v in force_n[FORCE_PRESSURE]] if sim.has_surface else None,
-        "force_friction_n": [_finite(v) for v in force_n[FORCE_FRICTION]] if sim.has_surface else None,
+        "force_pressure_n": [_finite(v) for v in force_n[FORCE_PRESSURE]]
+        if sim.has_surface
+        else None,
+        "force_friction_n": [_finite(v) for v in force_n[FORCE_FRICTION]]
+        if sim.has_surface
+        else None,
         "steps": result.steps,
         "converged": result.converged,
         "converged_step": result.converged_step,
@@ -92,7 +111,9 @@ def forces_csv(sim: Simulation, result: RunResult) -> str:
     f_n = result.force_history_lattice[:, FORCE_TOTAL] * sim.units.force_scale_n
     steps = np.arange(1, len(f_n) + 1)
     c = result.coefficients
-    table = np.column_stack([steps, f_n, c[:, FORCE_TOTAL], c[:, FORCE_PRESSURE], c[:, FORCE_FRICTION]])
+    table = np.column_stack(
+        [steps, f_n, c[:, FORCE_TOTAL], c[:, FORCE_PRESSURE], c[:, FORCE_FRICTION]]
+    )
     if not sim.has_surface:
         table[:, 6:] = np.nan
     buf = io.StringIO()
@@ -101,8 +122,9 @@ def forces_csv(sim: Simulation, result: RunResult) -> str:
     return buf.getvalue().replace("nan", "")
 
 
-def physical_fields(sim: Simulation, fields: Fields, mean_fields: Fields | None = None,
-                    stride: int = 1) -> dict[str, np.ndarray]:
+def physical_fields(
+    sim: Simulation, fields: Fields, mean_fields: Fields | None = None, stride: int = 1
+) -> dict[str, np.ndarray]:
     """The fields for fields.vti on the physical box's cells (every stride-th cell along each
     axis), arrays [z, y, x] or [3, z, y, x]: velocity [m/s], pressure p - p_inf [Pa], Cp,
     vorticity magnitude [1/s] of fields, the same with the suffix _mean for mean_fields (the
@@ -120,8 +142,12 @@ def physical_fields(sim: Simulation, fields: Fields, mean_fields: Fields | None 
         out[f"velocity{suffix}"] = velocity[:, ::stride, ::stride, ::stride].astype(np.float32)
         out[f"pressure{suffix}"] = pressure[::stride, ::stride, ::stride].astype(np.float32)
         out[f"Cp{suffix}"] = (pressure / q_inf)[::stride, ::stride, ::stride].astype(np.float32)
-        out[f"vorticity{suffix}"] = vorticity_magnitude(velocity, u.dx_m)[::stride, ::stride, ::stride]
-    out["solid"] = ((sim.flags_host[inner] & BODY) != 0).astype(np.uint8)[::stride, ::stride, ::stride]
+        out[f"vorticity{suffix}"] = vorticity_magnitude(velocity, u.dx_m)[
+            ::stride, ::stride, ::stride
+        ]
+    out["solid"] = ((sim.flags_host[inner] & BODY) != 0).astype(np.uint8)[
+        ::stride, ::stride, ::stride
+    ]
     return out
 
 
@@ -129,6 +155,7 @@ def vorticity_magnitude(velocity: np.ndarray, dx_m: float) -> np.ndarray:
     """|curl u| [1/s] of velocity [3, z, y, x] in m/s by central differences (one-sided at the
     box's faces), float32. One derivative at a time: about three fields of extra memory. Along
     an axis one cell thick (a 2D slab) the flow does not vary: its derivatives are zero."""
+
     def d(component: int, axis: str) -> np.ndarray:
         index = {"x": 2, "y": 1, "z": 0}[axis]
         if velocity.shape[1 + index] < 2:
@@ -157,8 +184,14 @@ def check_output_folder(out: Path) -> None:
         raise OutputError(f"cannot write into '{parent}': choose another --out folder")
 
 
-def write_run_files(out: Path, case: CaseConfig, sim: Simulation, result: RunResult, backend: Backend,
-                    flow_statistics: dict | None = None) -> dict:
+def write_run_files(
+    out: Path,
+    case: CaseConfig,
+    sim: Simulation,
+    result: RunResult,
+    backend: Backend,
+    flow_statistics: dict | None = None,
+) -> dict:
     """config.yaml, forces.csv and summary.json (with flow_statistics, see summary); returns the
     summary."""
     info = summary(case, sim, result, backend, flow_statistics)

@@ -14,9 +14,9 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
 
 import numpy as np
 
@@ -41,15 +41,19 @@ class RunState:
     """What the loop knows besides the populations; all of it goes into a checkpoint."""
 
     step: int = 0
-    forces: list[np.ndarray] = field(default_factory=list)  # lattice forces per step, chunks [n, 3, 3]
-    phase: str = "develop"                # develop | average | done
-    converged_step: Optional[int] = None
-    average_start: Optional[int] = None
-    bulk_velocity: list[float] = field(default_factory=list)  # mean x-velocity of the fluid at each check [lattice]
-    rho_sum: Optional[np.ndarray] = None  # float64 sums of sampled fields
-    velocity_sum: Optional[np.ndarray] = None
+    forces: list[np.ndarray] = field(
+        default_factory=list
+    )  # lattice forces per step, chunks [n, 3, 3]
+    phase: str = "develop"  # develop | average | done
+    converged_step: int | None = None
+    average_start: int | None = None
+    bulk_velocity: list[float] = field(
+        default_factory=list
+    )  # mean x-velocity of the fluid at each check [lattice]
+    rho_sum: np.ndarray | None = None  # float64 sums of sampled fields
+    velocity_sum: np.ndarray | None = None
     n_samples: int = 0
-    slot_force_sum: Optional[np.ndarray] = None  # per-slot forces summed over the averaging window
+    slot_force_sum: np.ndarray | None = None  # per-slot forces summed over the averaging window
     slot_force_steps: int = 0
 
     def force_history(self) -> np.ndarray:
@@ -63,7 +67,7 @@ class RunState:
         """The forces of the last n steps (fewer early on), without joining the whole history."""
         parts, count = [], 0
         for chunk in reversed(self.forces):
-            parts.append(chunk[-(n - count):])
+            parts.append(chunk[-(n - count) :])
             count += len(parts[-1])
             if count >= n:
                 break
@@ -78,20 +82,20 @@ class RunResult:
 
     steps: int
     converged: bool
-    converged_step: Optional[int]
+    converged_step: int | None
     averaged_steps: int
-    force_history_lattice: np.ndarray   # [steps, kind, axis]: total, pressure, friction
-    coefficients: np.ndarray    # [steps, kind, 2]: Cd, Cl of each kind
+    force_history_lattice: np.ndarray  # [steps, kind, axis]: total, pressure, friction
+    coefficients: np.ndarray  # [steps, kind, 2]: Cd, Cl of each kind
     cd: float
     cl: float
     cd_pressure: float
     cl_pressure: float
     cd_friction: float
     cl_friction: float
-    force_mean_lattice: np.ndarray      # [kind, axis] over the reported window
-    fields: Fields              # the final state
-    mean_fields: Optional[Fields]  # averaged over the averaging window's samples, if any
-    slot_force_mean_lattice: Optional[np.ndarray]  # [n_slots, kind, axis] over the averaging window
+    force_mean_lattice: np.ndarray  # [kind, axis] over the reported window
+    fields: Fields  # the final state
+    mean_fields: Fields | None  # averaged over the averaging window's samples, if any
+    slot_force_mean_lattice: np.ndarray | None  # [n_slots, kind, axis] over the averaging window
     wall_seconds: float
     mlups: float
 
@@ -109,31 +113,41 @@ def likely_cause(sim: Simulation) -> str:
     """The setting most likely to blame for a blow-up, and what to change."""
     u = sim.units
     if sim.case.resolution.smagorinsky_cs == 0.0 and u.tau < 0.55:
-        return (f"tau = {u.tau:.4f} is close to 1/2 without a subgrid model: set "
-                "resolution.smagorinsky_cs (e.g. 0.15) or lower resolution.cells_per_length")
+        return (
+            f"tau = {u.tau:.4f} is close to 1/2 without a subgrid model: set "
+            "resolution.smagorinsky_cs (e.g. 0.15) or lower resolution.cells_per_length"
+        )
     if u.u_lattice > 0.08:
         return f"the lattice speed {u.u_lattice:g} is high: lower resolution.u_lattice (e.g. 0.05)"
-    return ("an under-resolved body or an unsuitable boundary: raise resolution.cells_per_length "
-            "or add a domain.sponge before the outflow")
+    return (
+        "an under-resolved body or an unsuitable boundary: raise resolution.cells_per_length "
+        "or add a domain.sponge before the outflow"
+    )
 
 
 def check_health(sim: Simulation, state: RunState, fields: Fields, forces: np.ndarray) -> None:
     """Raise DivergenceError on NaN or runaway velocity."""
     if not np.all(np.isfinite(forces)) or not np.all(np.isfinite(fields.rho)):
-        raise DivergenceError(f"the run diverged by step {state.step} (NaN in the flow): {likely_cause(sim)}")
+        raise DivergenceError(
+            f"the run diverged by step {state.step} (NaN in the flow): {likely_cause(sim)}"
+        )
     speed = np.sqrt(np.max(np.sum(fields.velocity**2, axis=0)))
     if not math.isfinite(speed):
-        raise DivergenceError(f"the run diverged by step {state.step} (NaN velocity): {likely_cause(sim)}")
+        raise DivergenceError(
+            f"the run diverged by step {state.step} (NaN velocity): {likely_cause(sim)}"
+        )
     if speed > RUNAWAY_U_LATTICE:
         raise DivergenceError(
-            f"the run diverged by step {state.step} (runaway velocity {speed:.2f} in lattice units, "
-            f"{speed / sim.units.u_lattice:.1f} U): {likely_cause(sim)}")
+            f"the run diverged by step {state.step} (runaway velocity {speed:.2f} in lattice "
+            "units, "
+            f"{speed / sim.units.u_lattice:.1f} U): {likely_cause(sim)}"
+        )
 
 
 def _converged(cd: np.ndarray, window: int, tolerance: float) -> bool:
-    if cd.size < 2 * window or not np.all(np.isfinite(cd[-2 * window:])):
+    if cd.size < 2 * window or not np.all(np.isfinite(cd[-2 * window :])):
         return False
-    recent, before = cd[-window:].mean(), cd[-2 * window:-window].mean()
+    recent, before = cd[-window:].mean(), cd[-2 * window : -window].mean()
     return abs(recent - before) <= tolerance * abs(recent)
 
 
@@ -145,8 +159,13 @@ def bulk_velocity(sim: Simulation, fields: Fields) -> float:
 class Runner:
     """Drives one Simulation according to its case's ``run`` settings."""
 
-    def __init__(self, sim: Simulation, checkpoint_dir: Path | None = None,
-                 progress: ProgressFn | None = None, snapshot: SnapshotFn | None = None) -> None:
+    def __init__(
+        self,
+        sim: Simulation,
+        checkpoint_dir: Path | None = None,
+        progress: ProgressFn | None = None,
+        snapshot: SnapshotFn | None = None,
+    ) -> None:
         self.sim = sim
         self.case: CaseConfig = sim.case
         self.checkpoint_dir = checkpoint_dir
@@ -155,7 +174,10 @@ class Runner:
         # One clock: a simulation already advanced (sim.advance) continues from its step count;
         # the forces of the steps this runner did not see are NaN in its history.
         steps_before = sim.step_count
-        self.state = RunState(step=steps_before, forces=[np.full((steps_before, 3, 3), np.nan)] if steps_before else [])
+        self.state = RunState(
+            step=steps_before,
+            forces=[np.full((steps_before, 3, 3), np.nan)] if steps_before else [],
+        )
 
     def resume(self) -> None:
         """Continue from the checkpoint in checkpoint_dir (CheckpointError if unusable)."""
@@ -198,8 +220,9 @@ class Runner:
             if s.phase == "develop" and r.average_from_step and s.step >= r.average_from_step:
                 s.phase, s.average_start = "average", s.step
             check_due = s.step % r.check_every == 0 or s.step >= r.max_steps
-            checkpoint_due = bool(self.checkpoint_dir and r.checkpoint_every
-                                  and s.step % r.checkpoint_every == 0)
+            checkpoint_due = bool(
+                self.checkpoint_dir and r.checkpoint_every and s.step % r.checkpoint_every == 0
+            )
             every = self.case.output.snapshot_every
             snapshot_due = bool(self.snapshot and every and s.step % every == 0)
             fields = None
@@ -231,14 +254,23 @@ class Runner:
         if self.progress:
             rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
             recent = cd[-window:]
-            self.progress(s.step, r.max_steps, float(recent.mean()) if recent.size else math.nan, rate)
+            self.progress(
+                s.step, r.max_steps, float(recent.mean()) if recent.size else math.nan, rate
+            )
         if sim.reference_area_m2 is not None:
             monitor, window_samples, what = cd, window, "Cd"
         else:
-            monitor, window_samples, what = np.asarray(s.bulk_velocity), max(window // r.check_every, 1), "the bulk velocity"
+            monitor, window_samples, what = (
+                np.asarray(s.bulk_velocity),
+                max(window // r.check_every, 1),
+                "the bulk velocity",
+            )
         fixed_start = r.average_from_step > 0
-        if (s.converged_step is None and (s.phase == "develop" or fixed_start)
-                and _converged(monitor, window_samples, r.convergence.tolerance)):
+        if (
+            s.converged_step is None
+            and (s.phase == "develop" or fixed_start)
+            and _converged(monitor, window_samples, r.convergence.tolerance)
+        ):
             s.converged_step = s.step
             log.info("%s converged at step %d", what, s.step)
             if fixed_start:
@@ -265,26 +297,45 @@ class Runner:
         history = s.force_history()
         coeffs = sim.coefficients(history)
         if s.average_start is not None and s.average_start < len(history):
-            window = history[s.average_start:]
+            window = history[s.average_start :]
         else:
-            window = history[-min(r.convergence.window_steps, len(history)):]
+            window = history[-min(r.convergence.window_steps, len(history)) :]
         force_mean = window.mean(axis=0)
         (cd, cl), (cd_p, cl_p), (cd_f, cl_f) = sim.coefficients(force_mean)
         if not sim.has_surface:
             cd_p = cl_p = cd_f = cl_f = math.nan
         mean_fields = None
         if s.n_samples:
-            mean_fields = Fields(rho=(s.rho_sum / s.n_samples).astype(np.float32),
-                                 velocity=(s.velocity_sum / s.n_samples).astype(np.float32))
+            mean_fields = Fields(
+                rho=(s.rho_sum / s.n_samples).astype(np.float32),
+                velocity=(s.velocity_sum / s.n_samples).astype(np.float32),
+            )
         slot_sum = sim.slot_force_sum()
-        slot_mean = slot_sum / sim.slot_force_steps if slot_sum is not None and sim.slot_force_steps else None
+        slot_mean = (
+            slot_sum / sim.slot_force_steps
+            if slot_sum is not None and sim.slot_force_steps
+            else None
+        )
         mlups = sim.grid.n_cells * steps_run / max(wall, 1e-9) / 1e6
         return RunResult(
-            steps=s.step, converged=s.converged_step is not None, converged_step=s.converged_step,
-            averaged_steps=max(len(history) - s.average_start, 0) if s.average_start is not None else 0,
-            force_history_lattice=history, coefficients=coeffs, cd=float(cd), cl=float(cl),
-            cd_pressure=float(cd_p), cl_pressure=float(cl_p), cd_friction=float(cd_f), cl_friction=float(cl_f),
-            force_mean_lattice=force_mean, fields=sim.fields(), mean_fields=mean_fields,
+            steps=s.step,
+            converged=s.converged_step is not None,
+            converged_step=s.converged_step,
+            averaged_steps=max(len(history) - s.average_start, 0)
+            if s.average_start is not None
+            else 0,
+            force_history_lattice=history,
+            coefficients=coeffs,
+            cd=float(cd),
+            cl=float(cl),
+            cd_pressure=float(cd_p),
+            cl_pressure=float(cl_p),
+            cd_friction=float(cd_f),
+            cl_friction=float(cl_f),
+            force_mean_lattice=force_mean,
+            fields=sim.fields(),
+            mean_fields=mean_fields,
             slot_force_mean_lattice=slot_mean,
-            wall_seconds=wall, mlups=mlups,
+            wall_seconds=wall,
+            mlups=mlups,
         )

@@ -15,14 +15,21 @@ import numpy as np
 
 from solver import lattice
 from solver.backends import Backend
+from solver.bodies import MeshArrays, make_body
 from solver.config import AXES, CaseConfig, body_acceleration_m_s2, collision_operator, wall_model
 from solver.errors import ConfigError
-from solver.bodies import MeshArrays, make_body
-from solver.grid import (Grid, body_neighbour_index, inlet_profile, make_flags, make_grid,
-                         relaxation_times, wall_mask)
 from solver.fidelity import Fidelity, assess, check_fidelity, check_through_flow
-from solver.memory import check_memory
+from solver.grid import (
+    Grid,
+    body_neighbour_index,
+    inlet_profile,
+    make_flags,
+    make_grid,
+    relaxation_times,
+    wall_mask,
+)
 from solver.kernel_params import KernelParams, pack_params
+from solver.memory import check_memory
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_geometry import slot_wall_geometry
@@ -43,8 +50,8 @@ FORCE_TOTAL, FORCE_PRESSURE, FORCE_FRICTION = 0, 1, 2
 class Fields:
     """Macroscopic fields on the grid, lattice units, arrays [z, y, x] on the host."""
 
-    rho: np.ndarray        # density
-    velocity: np.ndarray   # [3, z, y, x]
+    rho: np.ndarray  # density
+    velocity: np.ndarray  # [3, z, y, x]
 
 
 class Simulation:
@@ -55,16 +62,24 @@ class Simulation:
         self.case = case
         self.backend = backend
         self.body = make_body(case, backend, mesh)
-        length = case.body.reference_length_m or (self.body.reference_length_m() if self.body else None)
+        length = case.body.reference_length_m or (
+            self.body.reference_length_m() if self.body else None
+        )
         assert length is not None, "config validation guarantees a reference length"
         self.units: LatticeUnits = derive_units(case, length)
         self.grid: Grid = make_grid(case, self.units)
-        check_memory(self.grid.n_cells, case.resolution.cells_per_length, backend.free_device_bytes())
-        self.flags_host = make_flags(case, self.grid, self.body.cells(self.grid) if self.body else None)
+        check_memory(
+            self.grid.n_cells, case.resolution.cells_per_length, backend.free_device_bytes()
+        )
+        self.flags_host = make_flags(
+            case, self.grid, self.body.cells(self.grid) if self.body else None
+        )
         if self.body is not None and not np.any(self.flags_host & lattice.BODY):
-            raise ConfigError(f"body.shape '{case.body.shape}' covers no cell centre at dx = "
-                              f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
-                              "body.center_m against the domain")
+            raise ConfigError(
+                f"body.shape '{case.body.shape}' covers no cell centre at dx = "
+                f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
+                "body.center_m against the domain"
+            )
         if self.body is not None:
             check_through_flow(case, self.grid, self.flags_host)
             check_body_clear_of_moving_walls(case, self.grid, self.flags_host)
@@ -84,15 +99,30 @@ class Simulation:
         n = self.grid.n_cells
         self.plane_stride = lattice.plane_stride(n)
         self.slot_host = body_neighbour_index(self.flags_host)
-        self.flags_host[self.slot_host >= 0] &= ~np.uint8(lattice.BULK)  # reporting cells take the general path
+        self.flags_host[self.slot_host >= 0] &= ~np.uint8(
+            lattice.BULK
+        )  # reporting cells take the general path
         n_slots = int(self.slot_host.max()) + 1
         interpolated = self.body is not None and case.body.bounce_back == "interpolated"
-        link_q = (self.body.wall_fractions(self.grid, self.flags_host, self.slot_host) if interpolated
-                  else np.zeros((n_slots, 18), np.float32))
-        frontal = (self.body.frontal_area_m2(lo, hi, u.dx_m) if case.body.reference_area_m2 is not None
-                   and self.body is not None else self.reference_area_m2)
-        self.fidelity: Fidelity = assess(case, self.grid, self.flags_host, self.slot_host,
-                                         link_q if interpolated else None, frontal, u.length_m)
+        link_q = (
+            self.body.wall_fractions(self.grid, self.flags_host, self.slot_host)
+            if interpolated
+            else np.zeros((n_slots, 18), np.float32)
+        )
+        frontal = (
+            self.body.frontal_area_m2(lo, hi, u.dx_m)
+            if case.body.reference_area_m2 is not None and self.body is not None
+            else self.reference_area_m2
+        )
+        self.fidelity: Fidelity = assess(
+            case,
+            self.grid,
+            self.flags_host,
+            self.slot_host,
+            link_q if interpolated else None,
+            frontal,
+            u.length_m,
+        )
         check_fidelity(case, self.fidelity)
         self.collision = lattice.COLLISIONS[collision_operator(case.resolution)]
         wall_u = (u.u_lattice, 0.0, 0.0)  # the rolling road moves with the free stream
@@ -111,17 +141,29 @@ class Simulation:
             "link_q": backend.asarray(link_q),
             "slot_area": backend.zeros((n_slots, 3), np.float32),
             "slot_wall": backend.asarray(
-                slot_wall_geometry(self.flags_host, self.slot_host, link_q if interpolated else None,
-                                   periodic_axes(case)) if case.walls.body_rule == "surface"
-                else np.zeros((n_slots, 5), np.float32)),
+                slot_wall_geometry(
+                    self.flags_host,
+                    self.slot_host,
+                    link_q if interpolated else None,
+                    periodic_axes(case),
+                )
+                if case.walls.body_rule == "surface"
+                else np.zeros((n_slots, 5), np.float32)
+            ),
             "wall_feq": self._equilibrium_at(wall_u),
-            "nx": self.grid.nx, "ny": self.grid.ny, "nz": self.grid.nz,
+            "nx": self.grid.nx,
+            "ny": self.grid.ny,
+            "nz": self.grid.nz,
             "interpolated": int(interpolated),
             "has_force": int(any(v != 0.0 for v in self.body_accel_lattice)),
             "cs2_smag": float(case.resolution.smagorinsky_cs) ** 2,
             "inlet_relax": INLET_RELAX_CROSSINGS / (math.sqrt(3.0) * self.grid.nx),
-            "gx": self.body_accel_lattice[0], "gy": self.body_accel_lattice[1], "gz": self.body_accel_lattice[2],
-            "wall_ux": wall_u[0], "wall_uy": wall_u[1], "wall_uz": wall_u[2],
+            "gx": self.body_accel_lattice[0],
+            "gy": self.body_accel_lattice[1],
+            "gz": self.body_accel_lattice[2],
+            "wall_ux": wall_u[0],
+            "wall_uy": wall_u[1],
+            "wall_uz": wall_u[2],
         }
         self.params: KernelParams = pack_params(self._param_values, backend.address)
         self.surface_area_missed = float("nan")  # share of the attached surface no slot stands for
@@ -138,9 +180,11 @@ class Simulation:
         try:
             self._buffer = backend.zeros((2 * size,), np.float32)
         except MemoryError as exc:  # the CUDA backend raises a subclass of MemoryError too
-            raise ConfigError(f"the grid of {n / 1e6:.1f} M cells needs {8 * size / 1e9:.1f} GB for its "
-                              "populations, more than this device has: lower "
-                              "resolution.cells_per_length") from exc
+            raise ConfigError(
+                f"the grid of {n / 1e6:.1f} M cells needs {8 * size / 1e9:.1f} GB for its "
+                "populations, more than this device has: lower "
+                "resolution.cells_per_length"
+            ) from exc
         self._f = (self._buffer[:size], self._buffer[size:])
         self._current = 0
         self._moments = backend.zeros((4 * n,), np.float32)
@@ -160,7 +204,9 @@ class Simulation:
         moments = initial_moments(self.case, self.grid, self.units, self.flags_host)
         device = self.backend.asarray(moments.reshape(-1))
         for f in self._f:
-            self.backend.init_equilibrium(f, device, self.grid.n_cells, self.plane_stride, self.collision)
+            self.backend.init_equilibrium(
+                f, device, self.grid.n_cells, self.plane_stride, self.collision
+            )
 
     @property
     def n_populations(self) -> int:
@@ -180,15 +226,21 @@ class Simulation:
         self._current = 0
         self.step_count = step_count
 
-    def attach_surface(self, vertices_m: np.ndarray, faces: np.ndarray, face_part: np.ndarray | None = None,
-                       part_names: tuple[str, ...] = ("body",)) -> None:
+    def attach_surface(
+        self,
+        vertices_m: np.ndarray,
+        faces: np.ndarray,
+        face_part: np.ndarray | None = None,
+        part_names: tuple[str, ...] = ("body",),
+    ) -> None:
         """Give the body's closed surface mesh (vertices in metres, outward faces; face_part [m]
         each face's index into part_names): from then on each step also integrates the pressure
         and the viscous stress of the fluid cells next to the body over it (FORCE_PRESSURE,
         FORCE_FRICTION of advance), and where each slot's surface lies, by part and grid column
         (surface, for the drag breakdown of solver/drag_breakdown.py)."""
-        surface = slot_surface_elements(self.grid, self.case, self.flags_host, self.slot_host,
-                                        vertices_m, faces, face_part)
+        surface = slot_surface_elements(
+            self.grid, self.case, self.flags_host, self.slot_host, vertices_m, faces, face_part
+        )
         self.surface_area_missed = surface.missed
         self.surface, self.surface_part_names = surface, tuple(part_names)
         self.surface_x_min_m = float(np.min(np.asarray(vertices_m)[:, 0]))
@@ -227,14 +279,18 @@ class Simulation:
 
     def load_slot_force_sum(self, total: np.ndarray | None, steps: int) -> None:
         """Restore slot_force_sum (a checkpoint's) and its number of steps."""
-        self._slot_force_sum = None if total is None else self.backend.asarray(np.asarray(total, np.float64))
+        self._slot_force_sum = (
+            None if total is None else self.backend.asarray(np.asarray(total, np.float64))
+        )
         self.slot_force_steps = steps
 
     def fields(self) -> Fields:
         """Density and velocity of the current state, lattice units (Guo's velocity: the stored
         momentum less half the body force)."""
         n = self.grid.n_cells
-        self.backend.fields(self._f[self._current], self._moments, n, self.plane_stride, self.collision)
+        self.backend.fields(
+            self._f[self._current], self._moments, n, self.plane_stride, self.collision
+        )
         m = self.backend.to_host(self._moments).reshape(4, *self.grid.shape_zyx)
         velocity = m[1:].copy()
         for a in range(3):
@@ -257,7 +313,9 @@ class Simulation:
             return np.full(force_lattice.shape[:-1] + (2,), np.nan)
         area_lattice = self.reference_area_m2 / self.units.dx_m**2
         q = 0.5 * self.units.u_lattice**2 * area_lattice
-        return np.stack([force_lattice[..., 0] / q, force_lattice[..., self.lift_axis] / q], axis=-1)
+        return np.stack(
+            [force_lattice[..., 0] / q, force_lattice[..., self.lift_axis] / q], axis=-1
+        )
 
 
 def check_body_clear_of_moving_walls(case: CaseConfig, grid: Grid, flags: np.ndarray) -> None:
@@ -274,12 +332,16 @@ def check_body_clear_of_moving_walls(case: CaseConfig, grid: Grid, flags: np.nda
             plane = np.take(flags, index, axis=2 - axis)
             if np.any(plane & lattice.BODY):
                 raise ConfigError(
-                    f"the body touches the moving wall {name}_{side} at dx = {grid.dx_m:.4g} m (the gap "
+                    f"the body touches the moving wall {name}_{side} at dx = {grid.dx_m:.4g} m "
+                    "(the gap "
                     f"between them is under half a cell): raise resolution.cells_per_length, or "
-                    "the body's clearance from that wall")
+                    "the body's clearance from that wall"
+                )
 
 
-def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np.ndarray) -> np.ndarray:
+def initial_moments(
+    case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np.ndarray
+) -> np.ndarray:
     """Initial (rho, ux, uy, uz) per cell in lattice units, [4, z, y, x]."""
     m = np.zeros((4, *grid.shape_zyx), dtype=np.float32)
     m[0] = 1.0
@@ -302,7 +364,9 @@ def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np
         # A seeded random velocity of the given share of U: to start a repeat run from a nearby
         # state (e.g. to test whether a flow has two states).
         rng = np.random.default_rng(0)
-        m[1:] += (case.flow.initial_perturbation * u0 * rng.standard_normal(m[1:].shape)).astype(np.float32)
+        m[1:] += (case.flow.initial_perturbation * u0 * rng.standard_normal(m[1:].shape)).astype(
+            np.float32
+        )
     walls = wall_mask(flags)
     m[0][walls] = 1.0
     m[1:, walls] = 0.0

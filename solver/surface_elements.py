@@ -8,7 +8,8 @@ surface integral of the fields extrapolated to the wall, as the Cp sampler does
 (solver/surface.py): for each face, the fields at the points 0.5 and 1.5 cells out from its
 centre along its normal, each trilinear over those of the 8 cells around it that report,
 extrapolated linearly to the face from the two samples' distances (corners inside the body
-are left out, which moves the near sample outwards), times the face's area vector A n. Sampling the first cells
+are left out, which moves the near sample outwards), times the face's area vector A n. Sampling the
+first cells
 alone, half a cell or more from the wall, lost 10-20% of both parts on curved bodies (the Stokes
 sphere: pressure 0.27 and friction 0.54 of the drag against 1/3 and 2/3). Where the far point
 finds no reporting cell the near one is used alone; where the near one finds none, the face goes
@@ -36,7 +37,9 @@ log = logging.getLogger(__name__)
 MAX_DISTANCE_CELLS = 2.0
 
 
-def face_geometry(vertices_m: np.ndarray, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def face_geometry(
+    vertices_m: np.ndarray, faces: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centres [m], outward unit normals and areas [m^2] of the triangles."""
     a, b, c = (vertices_m[faces[:, i]] for i in range(3))
     cross = np.cross(b - a, c - a)
@@ -51,7 +54,9 @@ def periodic_axes(case: CaseConfig) -> np.ndarray:
     return np.array([getattr(faces, f"{axis}_min") == "periodic" for axis in "xyz"])
 
 
-def corner_weights(grid: Grid, periodic: np.ndarray, points_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def corner_weights(
+    grid: Grid, periodic: np.ndarray, points_m: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """The 8 cells around each point and their trilinear weights: indices [n, 8, 3] as (x, y, z)
     (wrapped on periodic axes, -1 outside the grid elsewhere) and weights [n, 8]."""
     first = np.array([grid.centers(a)[0] for a in range(3)])
@@ -59,8 +64,8 @@ def corner_weights(grid: Grid, periodic: np.ndarray, points_m: np.ndarray) -> tu
     f = (points_m - first) / grid.dx_m
     base = np.floor(f).astype(np.int64)
     t = f - base
-    corners = np.array(list(np.ndindex(2, 2, 2)))            # [8, 3]
-    idx = base[:, None, :] + corners[None]                     # [n, 8, 3]
+    corners = np.array(list(np.ndindex(2, 2, 2)))  # [8, 3]
+    idx = base[:, None, :] + corners[None]  # [n, 8, 3]
     idx = np.where(periodic, idx % shape, idx)
     outside = np.any((idx < 0) | (idx >= shape), axis=2)
     idx[outside] = -1
@@ -69,17 +74,31 @@ def corner_weights(grid: Grid, periodic: np.ndarray, points_m: np.ndarray) -> tu
     return idx, weights
 
 
-def periodic_cut(grid: Grid, periodic: np.ndarray, lo_m: np.ndarray, hi_m: np.ndarray, centres_m: np.ndarray,
-                 normals: np.ndarray) -> np.ndarray:
+def periodic_cut(
+    grid: Grid,
+    periodic: np.ndarray,
+    lo_m: np.ndarray,
+    hi_m: np.ndarray,
+    centres_m: np.ndarray,
+    normals: np.ndarray,
+) -> np.ndarray:
     """bool [n]: faces that lie on a periodic face of the domain, facing along its axis: the end
     caps of a body that spans a periodic axis (a cylinder through a 2D slab). The body continues
     through them into its periodic image, so they are not surface."""
-    on_face = (np.abs(centres_m - lo_m) < 1e-3 * grid.dx_m) | (np.abs(centres_m - hi_m) < 1e-3 * grid.dx_m)
+    on_face = (np.abs(centres_m - lo_m) < 1e-3 * grid.dx_m) | (
+        np.abs(centres_m - hi_m) < 1e-3 * grid.dx_m
+    )
     return np.any(periodic & on_face & (np.abs(normals) > 0.99), axis=1)
 
 
-def _sample(grid: Grid, periodic: np.ndarray, slot: np.ndarray, points_m: np.ndarray,
-            centres_m: np.ndarray, normals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sample(
+    grid: Grid,
+    periodic: np.ndarray,
+    slot: np.ndarray,
+    points_m: np.ndarray,
+    centres_m: np.ndarray,
+    normals: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Slots [n, 8] of the reporting cells around each point (-1 for others), their trilinear
     weights renormalised over those cells [n, 8] (all zero where none reports), and the
     distance [n] of that weighted sample from the face along its normal [m] (the cells left out
@@ -115,9 +134,15 @@ class SlotSurface:
     missed: float
 
 
-def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot: np.ndarray,
-                          vertices_m: np.ndarray, faces: np.ndarray,
-                          face_part: np.ndarray | None = None) -> SlotSurface:
+def slot_surface_elements(
+    grid: Grid,
+    case: CaseConfig,
+    flags: np.ndarray,
+    slot: np.ndarray,
+    vertices_m: np.ndarray,
+    faces: np.ndarray,
+    face_part: np.ndarray | None = None,
+) -> SlotSurface:
     """The slots' area vectors from the surface mesh, and their entries by part (face_part
     [m]: each face's part index; none: one part, 0) and grid column."""
     n_slots = int(slot.max()) + 1
@@ -127,10 +152,20 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
     lo = np.asarray(case.domain.origin_m, float)
     hi = lo + np.asarray(case.domain.size_m, float)
     in_domain = np.all(periodic | ((centres >= lo) & (centres <= hi)), axis=1) & ~periodic_cut(
-        grid, periodic, lo, hi, centres, normals)
-    centres, normals, areas, part = centres[in_domain], normals[in_domain], areas[in_domain], part[in_domain]
-    near_slot, near_w, near_d = _sample(grid, periodic, slot, centres + 0.5 * grid.dx_m * normals, centres, normals)
-    far_slot, far_w, far_d = _sample(grid, periodic, slot, centres + 1.5 * grid.dx_m * normals, centres, normals)
+        grid, periodic, lo, hi, centres, normals
+    )
+    centres, normals, areas, part = (
+        centres[in_domain],
+        normals[in_domain],
+        areas[in_domain],
+        part[in_domain],
+    )
+    near_slot, near_w, near_d = _sample(
+        grid, periodic, slot, centres + 0.5 * grid.dx_m * normals, centres, normals
+    )
+    far_slot, far_w, far_d = _sample(
+        grid, periodic, slot, centres + 1.5 * grid.dx_m * normals, centres, normals
+    )
     found = near_w.sum(axis=1) > 0
     # Linear extrapolation to the face from the two samples' actual distances.
     spread = far_d - near_d
@@ -139,7 +174,9 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
     near_w = near_w * np.where(extrapolate, far_d / safe, 1.0)[:, None]
     far_w = far_w * np.where(extrapolate, -near_d / safe, 0.0)[:, None]
     vectors = areas[:, None] * normals / grid.dx_m**2
-    column = np.clip(np.floor((centres[:, 0] - grid.centers(0)[0]) / grid.dx_m + 0.5), 0, grid.nx - 1).astype(np.int64)
+    column = np.clip(
+        np.floor((centres[:, 0] - grid.centers(0)[0]) / grid.dx_m + 0.5), 0, grid.nx - 1
+    ).astype(np.int64)
     key_slot, key_face, key_vector = [], [], []
     for corner_slot, weights in ((near_slot, near_w), (far_slot, far_w)):
         used = weights != 0
@@ -160,9 +197,12 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
         missed_area = float(areas[lost[~near]].sum())
     missed = missed_area / float(areas.sum())
     if missed > 1e-3:
-        log.info("%.1f%% of the body's surface lies more than %g cells from any fluid cell (inside a "
-                 "wall it stands on): it carries no pressure or viscous force", 100 * missed,
-                 MAX_DISTANCE_CELLS)
+        log.info(
+            "%.1f%% of the body's surface lies more than %g cells from any fluid cell (inside a "
+            "wall it stands on): it carries no pressure or viscous force",
+            100 * missed,
+            MAX_DISTANCE_CELLS,
+        )
     slots, face = np.concatenate(key_slot), np.concatenate(key_face)
     vector = np.concatenate(key_vector) if key_vector else np.zeros((0, 3))
     area = np.zeros((n_slots, 3))
@@ -172,5 +212,11 @@ def slot_surface_elements(grid: Grid, case: CaseConfig, flags: np.ndarray, slot:
     unique, inverse = np.unique(keys, axis=0, return_inverse=True)
     entry_area = np.zeros((len(unique), 3))
     np.add.at(entry_area, inverse.ravel(), vector)
-    return SlotSurface(area.astype(np.float32), unique[:, 0], unique[:, 1].astype(np.int32),
-                       unique[:, 2].astype(np.int32), entry_area, missed)
+    return SlotSurface(
+        area.astype(np.float32),
+        unique[:, 0],
+        unique[:, 1].astype(np.int32),
+        unique[:, 2].astype(np.int32),
+        entry_area,
+        missed,
+    )

@@ -31,18 +31,18 @@ CS = 1.0 / math.sqrt(3.0)
 
 @dataclass(frozen=True)
 class LatticeUnits:
-    length_m: float          # reference length L
-    cells_per_length: int    # N
-    speed_m_s: float         # reference speed U
-    nu_m2_s: float           # kinematic viscosity
+    length_m: float  # reference length L
+    cells_per_length: int  # N
+    speed_m_s: float  # reference speed U
+    nu_m2_s: float  # kinematic viscosity
     density_kg_m3: float
     dx_m: float
     dt_s: float
-    u_lattice: float         # U in lattice units
+    u_lattice: float  # U in lattice units
     nu_lattice: float
     tau: float
     reynolds: float
-    mach: float              # lattice Mach number of U, u_lattice / c_s
+    mach: float  # lattice Mach number of U, u_lattice / c_s
 
     @property
     def velocity_scale(self) -> float:
@@ -79,7 +79,9 @@ def derive_units(case: CaseConfig, reference_length_m: float) -> LatticeUnits:
     nu_lat = nu * dt / dx**2
     tau = 3.0 * nu_lat + 0.5
     mach = u_lat / CS
-    units = LatticeUnits(L, N, U, nu, flow.density_kg_m3, dx, dt, u_lat, nu_lat, tau, reynolds, mach)
+    units = LatticeUnits(
+        L, N, U, nu, flow.density_kg_m3, dx, dt, u_lat, nu_lat, tau, reynolds, mach
+    )
     check_stability(units, case.resolution.smagorinsky_cs, collision_operator(case.resolution))
     return units
 
@@ -95,7 +97,9 @@ def check_stability(units: LatticeUnits, smagorinsky_cs: float, collision: str) 
     if units.tau < TAU_MIN_WITHOUT_LES and smagorinsky_cs == 0.0 and collision == "bgk":
         raise UnstableSettingsError(
             f"tau = {units.tau:.5f} is too close to 1/2 for BGK without a subgrid model (Re "
-            f"{units.reynolds:.3g} on {units.cells_per_length} cells): set resolution.smagorinsky_cs "
-            f"(e.g. 0.15) or resolution.collision=entropic, or lower resolution.cells_per_length or "
+            f"{units.reynolds:.3g} on {units.cells_per_length} cells): set "
+            "resolution.smagorinsky_cs "
+            "(e.g. 0.15) or resolution.collision=entropic, or lower resolution.cells_per_length "
+            "or "
             f"resolution.u_lattice"
         )

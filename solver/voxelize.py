@@ -29,14 +29,23 @@ class CellCentres:
 
     def scalars(self) -> tuple:
         nz, ny, nx = self.shape_zyx
-        return (np.int32(nx), np.int32(ny), np.int32(nz), *map(np.float64, self.first_m), np.float64(self.dx_m))
+        return (
+            np.int32(nx),
+            np.int32(ny),
+            np.int32(nz),
+            *map(np.float64, self.first_m),
+            np.float64(self.dx_m),
+        )
 
 
 def _geometry(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray) -> tuple:
     if len(vertices_m) >= 2**31:
         raise ValueError("meshes of 2^31 or more vertices exceed the kernels' int32 face indices")
-    return (backend.asarray(np.ascontiguousarray(vertices_m, dtype=np.float64)),
-            backend.asarray(np.ascontiguousarray(faces, dtype=np.int32)), np.int64(len(faces)))
+    return (
+        backend.asarray(np.ascontiguousarray(vertices_m, dtype=np.float64)),
+        backend.asarray(np.ascontiguousarray(faces, dtype=np.int32)),
+        np.int64(len(faces)),
+    )
 
 
 def _count_crossings(backend: Backend, geometry: tuple, n_faces: int, grid: CellCentres):
@@ -47,15 +56,17 @@ def _count_crossings(backend: Backend, geometry: tuple, n_faces: int, grid: Cell
     return counts
 
 
-def row_crossing_counts(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
-                        grid: CellCentres) -> np.ndarray:
+def row_crossing_counts(
+    backend: Backend, vertices_m: np.ndarray, faces: np.ndarray, grid: CellCentres
+) -> np.ndarray:
     """Crossings of the surface by the +x ray of every row, int32 [nz, ny] on the device."""
     counts = _count_crossings(backend, _geometry(backend, vertices_m, faces), len(faces), grid)
     return counts.reshape(grid.shape_zyx[0], grid.shape_zyx[1])
 
 
-def inside_mask(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
-                grid: CellCentres) -> np.ndarray:
+def inside_mask(
+    backend: Backend, vertices_m: np.ndarray, faces: np.ndarray, grid: CellCentres
+) -> np.ndarray:
     """uint8 [nz, ny, nx] on the host: 1 where the cell centre is inside the closed surface."""
     xp = backend.xp
     geometry = _geometry(backend, vertices_m, faces)
@@ -71,8 +82,14 @@ def inside_mask(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
     return backend.to_host(inside).reshape(nz, ny, nx)
 
 
-def link_fractions(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
-                   grid: CellCentres, slot: np.ndarray, body: np.ndarray) -> tuple[np.ndarray, int]:
+def link_fractions(
+    backend: Backend,
+    vertices_m: np.ndarray,
+    faces: np.ndarray,
+    grid: CellCentres,
+    slot: np.ndarray,
+    body: np.ndarray,
+) -> tuple[np.ndarray, int]:
     """Wall fractions [n_slots, 18] (float32, host) of the links from each slot's fluid cell into
     body cells, where slot [nz, ny, nx] numbers the fluid cells next to the body (-1 elsewhere)
     and body [nz, ny, nx] marks the body's cells. Links into the body that no triangle crosses
@@ -83,8 +100,15 @@ def link_fractions(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
     xp = backend.xp
     n_slots = int(slot.max()) + 1
     bits = xp.full(n_slots * 18, np.float32(_NO_HIT).view(np.int32), dtype=np.int32)
-    backend.voxelize("vox_links", len(faces), *_geometry(backend, vertices_m, faces), *grid.scalars(),
-                     backend.asarray(slot.astype(np.int32)), backend.asarray(body.astype(np.uint8)), bits)
+    backend.voxelize(
+        "vox_links",
+        len(faces),
+        *_geometry(backend, vertices_m, faces),
+        *grid.scalars(),
+        backend.asarray(slot.astype(np.int32)),
+        backend.asarray(body.astype(np.uint8)),
+        bits,
+    )
     q = backend.to_host(bits).view(np.float32).reshape(n_slots, 18).copy()
     into_body = links_into_body(slot, body)
     missing = into_body & (q >= _NO_HIT)
@@ -93,8 +117,14 @@ def link_fractions(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray,
     return q, int(missing.sum())
 
 
-def frontal_area_m2(backend: Backend, vertices_m: np.ndarray, faces: np.ndarray, y_range_m: tuple[float, float],
-                    z_range_m: tuple[float, float], spacing_m: float) -> float:
+def frontal_area_m2(
+    backend: Backend,
+    vertices_m: np.ndarray,
+    faces: np.ndarray,
+    y_range_m: tuple[float, float],
+    z_range_m: tuple[float, float],
+    spacing_m: float,
+) -> float:
     """Area of the mesh's shadow on the y-z plane inside the given ranges [m^2]: the +x rays of
     a square grid of about spacing_m over the mesh's extent (clipped to the ranges) that cross
     the surface, times the area each stands for (error about the shadow's perimeter times half

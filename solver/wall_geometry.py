@@ -34,8 +34,14 @@ WALL_FIELDS = ("normal_x", "normal_y", "normal_z", "distance", "area")
 _PLANARITY = 1e-3
 
 
-def _neighbour_sums(slot: np.ndarray, cells: np.ndarray, periodic: np.ndarray, s0: np.ndarray,
-                    s1: np.ndarray, s2: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _neighbour_sums(
+    slot: np.ndarray,
+    cells: np.ndarray,
+    periodic: np.ndarray,
+    s0: np.ndarray,
+    s1: np.ndarray,
+    s2: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The point count, sum and sum of outer products of the wall points of each slot's cell and
     its 26 neighbours, in the frame of the slot's cell centre (cells: [n, 3] as (z, y, x))."""
     shape = np.array(slot.shape)
@@ -52,13 +58,18 @@ def _neighbour_sums(slot: np.ndarray, cells: np.ndarray, periodic: np.ndarray, s
         c0, c1, c2 = s0[k], s1[k], s2[k]
         t0[use] += c0
         t1[use] += c1 + c0[:, None] * o
-        t2[use] += (c2 + c1[:, :, None] * o[None, None, :] + o[None, :, None] * c1[:, None, :]
-                    + c0[:, None, None] * np.outer(o, o)[None])
+        t2[use] += (
+            c2
+            + c1[:, :, None] * o[None, None, :]
+            + o[None, :, None] * c1[:, None, :]
+            + c0[:, None, None] * np.outer(o, o)[None]
+        )
     return t0, t1, t2
 
 
-def slot_wall_geometry(flags: np.ndarray, slot: np.ndarray, link_q: np.ndarray | None,
-                       periodic: np.ndarray) -> np.ndarray:
+def slot_wall_geometry(
+    flags: np.ndarray, slot: np.ndarray, link_q: np.ndarray | None, periodic: np.ndarray
+) -> np.ndarray:
     """float32 [n_slots, 5]: for each slot (fluid cell within two links of the body, slot order),
     the unit normal of the body's surface into the fluid, the distance of the cell centre from it
     and the area of it the cell's links cut (cells, cells^2); zero for a slot without links into
@@ -67,7 +78,11 @@ def slot_wall_geometry(flags: np.ndarray, slot: np.ndarray, link_q: np.ndarray |
     cells = np.argwhere(slot >= 0)  # (z, y, x), slot order
     n_slots = len(cells)
     into = links_into_body(slot, (flags & lattice.BODY) != 0)
-    q_w = np.where(into, 0.5, 0.0) if link_q is None else np.where(into & (link_q > 0), link_q, 0.5 * into)
+    q_w = (
+        np.where(into, 0.5, 0.0)
+        if link_q is None
+        else np.where(into & (link_q > 0), link_q, 0.5 * into)
+    )
     c = lattice.C[1:].astype(float)  # [18, 3] (x, y, z)
     points = -q_w[:, :, None] * c[None]  # wall points in the cell's frame
     s0 = into.sum(axis=1).astype(float)

@@ -3,9 +3,9 @@ a mesh. run_case.py, the dataset sweep and the optimizer's verification all load
 
 from __future__ import annotations
 
-from shapes.geometry_config import GeometryConfig, build_geometry
 import numpy as np
 
+from shapes.geometry_config import GeometryConfig, build_geometry
 from shapes.mesh import UNITS, TriangleMesh
 from solver.config import CaseConfig, extended_schema
 from solver.errors import ConfigError
@@ -19,8 +19,10 @@ def case_mesh(case: CaseConfig) -> TriangleMesh | None:
     ConfigError when body.shape and geometry.source disagree; MeshError on a bad mesh."""
     mesh = build_geometry(case.geometry)
     if (mesh is None) != (case.body.shape != "mesh"):
-        raise ConfigError("body.shape 'mesh' and a geometry.source other than 'none' go together: "
-                          "set both, or neither")
+        raise ConfigError(
+            "body.shape 'mesh' and a geometry.source other than 'none' go together: "
+            "set both, or neither"
+        )
     if mesh is not None and case.geometry.source == "file":
         check_size_against_tunnel(mesh, case.geometry.unit, np.asarray(case.domain.size_m, float))
     return mesh
@@ -33,11 +35,20 @@ def check_size_against_tunnel(mesh: TriangleMesh, unit: str, tunnel_m: np.ndarra
     if np.all(extent_m <= tunnel_m):
         return
     file_extent = extent_m / UNITS[unit]
-    fitting = [name for name, scale in sorted(UNITS.items(), key=lambda item: -item[1])
-               if np.all(file_extent * scale <= tunnel_m)]
-    hint = (f"if the file is in {fitting[0]}, set geometry.unit={fitting[0]}; otherwise widen domain.size_m"
-            if fitting else "widen domain.size_m")
+    fitting = [
+        name
+        for name, scale in sorted(UNITS.items(), key=lambda item: -item[1])
+        if np.all(file_extent * scale <= tunnel_m)
+    ]
+    hint = (
+        f"if the file is in {fitting[0]}, set geometry.unit={fitting[0]}; otherwise widen "
+        "domain.size_m"
+        if fitting
+        else "widen domain.size_m"
+    )
     size = " x ".join(f"{v:.4g}" for v in extent_m)
     tunnel = " x ".join(f"{v:.4g}" for v in tunnel_m)
-    raise ConfigError(f"the mesh read with geometry.unit={unit} is {size} m, larger than the "
-                      f"{tunnel} m tunnel (domain.size_m): {hint}")
+    raise ConfigError(
+        f"the mesh read with geometry.unit={unit} is {size} m, larger than the "
+        f"{tunnel} m tunnel (domain.size_m): {hint}"
+    )

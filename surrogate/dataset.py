@@ -36,11 +36,15 @@ class Dataset:
         try:
             meta = json.loads(meta_path.read_text())
         except (OSError, ValueError) as exc:
-            raise DatasetError(f"'{self.folder}' is not a dataset (no readable dataset.json): give a folder "
-                               "made by generate_dataset.py") from exc
+            raise DatasetError(
+                f"'{self.folder}' is not a dataset (no readable dataset.json): give a folder "
+                "made by generate_dataset.py"
+            ) from exc
         if meta.get("schema_version") != SCHEMA_VERSION:
-            raise DatasetError(f"'{self.folder}' has dataset schema {meta.get('schema_version')}, this version "
-                               f"reads {SCHEMA_VERSION}: regenerate it with generate_dataset.py")
+            raise DatasetError(
+                f"'{self.folder}' has dataset schema {meta.get('schema_version')}, this version "
+                f"reads {SCHEMA_VERSION}: regenerate it with generate_dataset.py"
+            )
         self.family: str = meta["family"]
         self.config_hash: str = meta["config_hash"]
         self.parameter_names: list[str] = [p["name"] for p in meta["parameters"]]
@@ -54,12 +58,21 @@ class Dataset:
                     if h5.attrs["config_hash"] != self.config_hash:
                         raise ValueError("it belongs to another sweep config")
                     r = h5["results"].attrs
-                    row = (int(h5.attrs["sample_id"]), h5["parameters"][...], float(r["cd"]), float(r["cl"]),
-                           bool(r["converged"]))
+                    row = (
+                        int(h5.attrs["sample_id"]),
+                        h5["parameters"][...],
+                        float(r["cd"]),
+                        float(r["cl"]),
+                        bool(r["converged"]),
+                    )
             except (OSError, KeyError, ValueError) as exc:
-                log.warning("%s left out: %s (generate_dataset.py redoes it)", path, str(exc).splitlines()[0])
+                log.warning(
+                    "%s left out: %s (generate_dataset.py redoes it)",
+                    path,
+                    str(exc).splitlines()[0],
+                )
                 continue
-            for column, value in zip((ids, params, cd, cl, converged), row):
+            for column, value in zip((ids, params, cd, cl, converged), row, strict=False):
                 column.append(value)
             files.append(path)
         self.ids = np.array(ids, dtype=int)

@@ -11,9 +11,10 @@ import logging
 import multiprocessing
 import os
 import signal
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterator, Protocol
+from typing import Protocol
 
 from solver.backends.cuda import cuda_device_count
 from solver.errors import SlipstreamError
@@ -47,8 +48,10 @@ class LocalExecutor:
     def __init__(self, config: ExecutorConfig) -> None:
         self.gpus = cuda_device_count() if config.backend in ("auto", "cuda") else 0
         if config.backend == "cuda" and self.gpus == 0:
-            raise ExecutorError("executor.backend is cuda but CuPy sees no GPU: install cupy-cuda12x "
-                                "on a GPU machine, or set executor.backend=cpu")
+            raise ExecutorError(
+                "executor.backend is cuda but CuPy sees no GPU: install cupy-cuda12x "
+                "on a GPU machine, or set executor.backend=cpu"
+            )
         self.threads = config.threads_per_worker or 1
         cores = len(os.sched_getaffinity(0))
         default = self.gpus if self.gpus else max(1, cores // self.threads)
@@ -66,20 +69,26 @@ class LocalExecutor:
         gpu_ids = context.Queue()
         for i in range(self.workers):
             gpu_ids.put(i % self.gpus if self.gpus else None)
-        pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(self.threads, gpu_ids))
+        pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(self.threads, gpu_ids),
+        )
         try:
             futures = [pool.submit(run_sample, job) for job in jobs]
             for future in as_completed(futures):
                 yield future.result()
         except BrokenProcessPool as exc:
-            raise ExecutorError("a sample's worker process died (out of memory?): the finished "
-                                "samples are kept; run the same command again to go on") from exc
+            raise ExecutorError(
+                "a sample's worker process died (out of memory?): the finished "
+                "samples are kept; run the same command again to go on"
+            ) from exc
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _init_worker(threads: int, gpu_ids: "multiprocessing.Queue[int | None]") -> None:
+def _init_worker(threads: int, gpu_ids: multiprocessing.Queue[int | None]) -> None:
     """Set up a pool process: die with the driver, pin its OpenMP threads and its GPU before
     anything loads the kernels."""
     try:
@@ -104,38 +113,50 @@ class RayExecutor:
 
     def describe(self) -> str:
         where = self.ray_config.address or "a local Ray"
-        return f"ray: {where}, {self.ray_config.num_cpus_per_sample:g} CPU and {self.num_gpus or 0:g} GPU per sample"
+        cpus, gpus = self.ray_config.num_cpus_per_sample, self.num_gpus or 0
+        return f"ray: {where}, {cpus:g} CPU and {gpus:g} GPU per sample"
 
     def run(self, jobs: list[SampleJob]) -> Iterator[SampleOutcome]:
         try:
             import ray
         except ImportError as exc:
-            raise ExecutorError("executor.kind is ray but Ray is not installed: pip install 'ray>=2.9' "
-                                "(or the project's [dist] extra)") from exc
+            raise ExecutorError(
+                "executor.kind is ray but Ray is not installed: pip install 'ray>=2.9' "
+                "(or the project's [dist] extra)"
+            ) from exc
         started = not ray.is_initialized()
         if started:
             try:
                 if self.ray_config.address:
                     ray.init(address=self.ray_config.address, log_to_driver=False)
                 else:
-                    ray.init(num_cpus=self.config.workers or len(os.sched_getaffinity(0)),
-                             include_dashboard=False, log_to_driver=False)
+                    ray.init(
+                        num_cpus=self.config.workers or len(os.sched_getaffinity(0)),
+                        include_dashboard=False,
+                        log_to_driver=False,
+                    )
             except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise ExecutorError(f"cannot start or join Ray at {self.ray_config.address or 'local'} "
-                                    f"({str(exc).splitlines()[0]}): check ray.address") from exc
+                raise ExecutorError(
+                    f"cannot start or join Ray at {self.ray_config.address or 'local'} "
+                    f"({str(exc).splitlines()[0]}): check ray.address"
+                ) from exc
         try:
             if self.num_gpus is None:
                 self.num_gpus = 1.0 if ray.cluster_resources().get("GPU", 0) > 0 else 0.0
-            task = ray.remote(num_cpus=self.ray_config.num_cpus_per_sample, num_gpus=self.num_gpus,
-                              max_retries=0)(run_sample)
+            task = ray.remote(
+                num_cpus=self.ray_config.num_cpus_per_sample, num_gpus=self.num_gpus, max_retries=0
+            )(run_sample)
             pending = {task.remote(job): job for job in jobs}
             while pending:
                 done, _ = ray.wait(list(pending), num_returns=1)
                 job = pending.pop(done[0])
                 try:
                     yield ray.get(done[0])
-                except ray.exceptions.RayError as exc:  # the worker died; the sample is lost, not the sweep
-                    yield SampleOutcome(job.sample_id, "failed", "worker crashed", str(exc).splitlines()[0])
+                # the worker died; the sample is lost, not the sweep
+                except ray.exceptions.RayError as exc:
+                    yield SampleOutcome(
+                        job.sample_id, "failed", "worker crashed", str(exc).splitlines()[0]
+                    )
         finally:
             if started:
                 ray.shutdown()

@@ -39,33 +39,62 @@ FORMAT_VERSION = 2
 #: The program's input name per kind; its shape is [batch, parameters] or [batch, points, 6].
 INPUT_NAMES = {"paramnet": "params", "geonet": "points"}
 #: The program's outputs in order: ONNX output names, shapes (-1: dynamic) and meaning.
-OUTPUTS = {"paramnet": [{"name": "mean", "shape": [-1, 2], "dtype": "float32", "meaning": "Cd, Cl"},
-                        {"name": "std", "shape": [-1, 2], "dtype": "float32",
-                         "meaning": "standard deviations of Cd, Cl"}],
-           "geonet": [{"name": "cp", "shape": [-1, -1], "dtype": "float32", "meaning": "Cp at each point"},
-                      {"name": "cd", "shape": [-1], "dtype": "float32", "meaning": "Cd"}]}
+OUTPUTS = {
+    "paramnet": [
+        {"name": "mean", "shape": [-1, 2], "dtype": "float32", "meaning": "Cd, Cl"},
+        {
+            "name": "std",
+            "shape": [-1, 2],
+            "dtype": "float32",
+            "meaning": "standard deviations of Cd, Cl",
+        },
+    ],
+    "geonet": [
+        {"name": "cp", "shape": [-1, -1], "dtype": "float32", "meaning": "Cp at each point"},
+        {"name": "cd", "shape": [-1], "dtype": "float32", "meaning": "Cd"},
+    ],
+}
 
 
-def export_model(model: ParamEnsemble | GeoNet, kind: str, folder: Path, architecture: dict[str, Any],
-                 metadata: dict[str, Any]) -> None:
+def export_model(
+    model: ParamEnsemble | GeoNet,
+    kind: str,
+    folder: Path,
+    architecture: dict[str, Any],
+    metadata: dict[str, Any],
+) -> None:
     """Save model (in eval mode) as a Paddle program and as ONNX, its architecture (the
     constructor's sizes) and its metadata into folder, replacing what was there."""
     name = INPUT_NAMES[kind]
     shape = [-1, len(metadata["parameters"])] if kind == "paramnet" else [-1, -1, 6]
     model.eval()
     with atomic_folder(folder) as tmp:
-        paddle.jit.save(model, str(tmp / "model"), input_spec=[InputSpec(list(shape), "float32", name=name)])
+        paddle.jit.save(
+            model, str(tmp / "model"), input_spec=[InputSpec(list(shape), "float32", name=name)]
+        )
         paddle.save(model.state_dict(), str(tmp / "weights.pdparams"))
-        normalization = {k: np.asarray(v.numpy()).tolist() for k, v in model.state_dict().items()
-                         if k in ("x_mean", "x_scale", "y_mean", "y_scale", "xyz_mean", "xyz_scale", "targets")}
-        meta = {"format_version": FORMAT_VERSION, "kind": kind,
-                "input": {"name": name, "shape": shape, "dtype": "float32"}, "outputs": OUTPUTS[kind],
-                "architecture": architecture,
-                "normalization": normalization, **metadata,
-                "onnx_opset": OPSET,
-                "versions": {"slipstream": __version__, "paddle": paddle.__version__,
-                             "paddle2onnx": paddle2onnx.__version__, "python": platform.python_version()},
-                "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        normalization = {
+            k: np.asarray(v.numpy()).tolist()
+            for k, v in model.state_dict().items()
+            if k in ("x_mean", "x_scale", "y_mean", "y_scale", "xyz_mean", "xyz_scale", "targets")
+        }
+        meta = {
+            "format_version": FORMAT_VERSION,
+            "kind": kind,
+            "input": {"name": name, "shape": shape, "dtype": "float32"},
+            "outputs": OUTPUTS[kind],
+            "architecture": architecture,
+            "normalization": normalization,
+            **metadata,
+            "onnx_opset": OPSET,
+            "versions": {
+                "slipstream": __version__,
+                "paddle": paddle.__version__,
+                "paddle2onnx": paddle2onnx.__version__,
+                "python": platform.python_version(),
+            },
+            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
         write_onnx(tmp, meta)
         (tmp / "surrogate.json").write_text(json.dumps(meta, indent=2) + "\n")
 
@@ -77,8 +106,15 @@ def load_dygraph(folder: Path) -> ParamEnsemble | GeoNet:
     a, n = meta["architecture"], meta["normalization"]
     if meta["kind"] == "paramnet":
         model: ParamEnsemble | GeoNet = ParamEnsemble(
-            a["n_params"], a["n_targets"], a["members"], a["hidden"], np.array(n["x_mean"]), np.array(n["x_scale"]),
-            np.array(n["y_mean"]), np.array(n["y_scale"]))
+            a["n_params"],
+            a["n_targets"],
+            a["members"],
+            a["hidden"],
+            np.array(n["x_mean"]),
+            np.array(n["x_scale"]),
+            np.array(n["y_mean"]),
+            np.array(n["y_scale"]),
+        )
     else:
         t = n["targets"]
         model = GeoNet(a["width"], np.array(n["xyz_mean"]), float(n["xyz_scale"][0]), *t)

@@ -44,15 +44,25 @@ def _paddle2onnx(folder: Path) -> bytes:
     becomes an OnnxExportError with paddle2onnx's own reason."""
     raw = folder.resolve() / ".paddle2onnx.onnx"
     try:
-        proc = subprocess.run([sys.executable, "-m", __name__, str(folder.resolve()), str(raw)], capture_output=True,
-                              text=True, errors="replace", cwd=Path(__file__).resolve().parent.parent)
+        proc = subprocess.run(
+            [sys.executable, "-m", __name__, str(folder.resolve()), str(raw)],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         log.debug("paddle2onnx said:\n%s%s", proc.stdout, proc.stderr)
         if proc.returncode != 0:
-            lines = [ANSI.sub("", line).strip() for line in (proc.stdout + proc.stderr).splitlines()]
+            lines = [
+                ANSI.sub("", line).strip() for line in (proc.stdout + proc.stderr).splitlines()
+            ]
             reasons = [line for line in lines if "ERROR" in line or "not supported" in line] or [
-                line for line in lines if line][-1:]
-            raise OnnxExportError(f"paddle2onnx {version('paddle2onnx')} could not convert {folder / 'model.json'} "
-                                  f"to ONNX opset {OPSET} (exit code {proc.returncode}): {'; '.join(reasons)}")
+                line for line in lines if line
+            ][-1:]
+            raise OnnxExportError(
+                f"paddle2onnx {version('paddle2onnx')} could not convert {folder / 'model.json'} "
+                f"to ONNX opset {OPSET} (exit code {proc.returncode}): {'; '.join(reasons)}"
+            )
         return raw.read_bytes()
     finally:
         raw.unlink(missing_ok=True)
@@ -78,13 +88,15 @@ def write_onnx(folder: Path, meta: dict[str, Any]) -> None:
     model = onnx.load_from_string(_paddle2onnx(folder))
     graph, outputs = model.graph, meta["outputs"]
     if len(graph.input) != 1 or len(graph.output) != len(outputs):
-        raise OnnxExportError(f"the ONNX graph has {len(graph.input)} input(s) and {len(graph.output)} output(s); "
-                              f"the metadata names 1 and {len(outputs)}")
-    renames = {value.name: spec["name"] for value, spec in zip(graph.output, outputs)}
+        raise OnnxExportError(
+            f"the ONNX graph has {len(graph.input)} input(s) and {len(graph.output)} output(s); "
+            f"the metadata names 1 and {len(outputs)}"
+        )
+    renames = {value.name: spec["name"] for value, spec in zip(graph.output, outputs, strict=False)}
     for node in graph.node:
         node.input[:] = [renames.get(n, n) for n in node.input]
         node.output[:] = [renames.get(n, n) for n in node.output]
-    for value, spec in zip(graph.output, outputs):
+    for value, spec in zip(graph.output, outputs, strict=False):
         value.name = spec["name"]
         _set_shape(value, spec["shape"])
     graph.input[0].name = meta["input"]["name"]
@@ -103,8 +115,16 @@ def main(argv: list[str]) -> None:
     import paddle2onnx
 
     folder, target = Path(argv[0]), Path(argv[1])
-    target.write_bytes(paddle2onnx.export(str(folder / "model.json"), str(folder / "model.pdiparams"), None,
-                                          opset_version=OPSET, auto_upgrade_opset=False, enable_onnx_checker=True))
+    target.write_bytes(
+        paddle2onnx.export(
+            str(folder / "model.json"),
+            str(folder / "model.pdiparams"),
+            None,
+            opset_version=OPSET,
+            auto_upgrade_opset=False,
+            enable_onnx_checker=True,
+        )
+    )
 
 
 if __name__ == "__main__":

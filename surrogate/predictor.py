@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence, Union
+from typing import Any
 
 import numpy as np
 
@@ -33,15 +34,22 @@ DEVICES = ("auto", "cpu", "gpu")
 PRECISIONS = ("fp32", "fp16")
 #: What predict_parameters takes: an array [B, d] or [d] in the model's parameter order, a mapping
 #: of parameter names to values, or a sequence of such mappings.
-Params = Union[np.ndarray, Sequence[float], Sequence[Sequence[float]], Mapping[str, float],
-               Sequence[Mapping[str, float]]]
+Params = (
+    np.ndarray
+    | Sequence[float]
+    | Sequence[Sequence[float]]
+    | Mapping[str, float]
+    | Sequence[Mapping[str, float]]
+)
 
 
 def _mapping_row(values: Mapping[str, Any], parameters: list[dict[str, Any]]) -> list[float]:
     """One design's values in the order of parameters (the metadata's list). A parameter the model
     was trained at a single value (low == high) may be left out and takes that value."""
     if not isinstance(values, Mapping):
-        raise PredictorError("params mixes mappings and other values: give one mapping per design, or an array")
+        raise PredictorError(
+            "params mixes mappings and other values: give one mapping per design, or an array"
+        )
     names = [p["name"] for p in parameters]
     unknown = [str(k) for k in values if k not in names]
     missing = [p["name"] for p in parameters if p["name"] not in values and p["high"] > p["low"]]
@@ -49,8 +57,10 @@ def _mapping_row(values: Mapping[str, Any], parameters: list[dict[str, Any]]) ->
     if missing:
         problems.append(f"missing parameter(s) {', '.join(missing)}")
     if problems:
-        raise PredictorError(f"params: {'; '.join(problems)}. This model takes {', '.join(names)} (those "
-                             "trained at one value may be left out)")
+        raise PredictorError(
+            f"params: {'; '.join(problems)}. This model takes {', '.join(names)} (those "
+            "trained at one value may be left out)"
+        )
     try:
         return [float(values.get(p["name"], p["low"])) for p in parameters]
     except (TypeError, ValueError) as exc:
@@ -68,14 +78,16 @@ def parameter_matrix(params: Params, parameters: list[dict[str, Any]]) -> np.nda
     try:
         return np.atleast_2d(np.asarray(params, dtype=np.float64))
     except (TypeError, ValueError) as exc:
-        raise PredictorError(f"params is not an array of numbers ({exc}): give [batch, parameters], "
-                             "a mapping of parameter names to values, or a list of such mappings") from exc
+        raise PredictorError(
+            f"params is not an array of numbers ({exc}): give [batch, parameters], "
+            "a mapping of parameter names to values, or a list of such mappings"
+        ) from exc
 
 
 @dataclass(frozen=True)
 class ParamPrediction:
-    cd: np.ndarray             # [B] mean
-    cd_std: np.ndarray         # [B] standard deviation
+    cd: np.ndarray  # [B] mean
+    cd_std: np.ndarray  # [B] standard deviation
     cl: np.ndarray
     cl_std: np.ndarray
     out_of_bounds: np.ndarray  # [B] True where a parameter lies outside the trained range
@@ -83,7 +95,7 @@ class ParamPrediction:
 
 @dataclass(frozen=True)
 class SurfacePrediction:
-    cp: np.ndarray             # [N] Cp at each point
+    cp: np.ndarray  # [N] Cp at each point
     cd: float
 
 
@@ -93,31 +105,48 @@ def load_metadata(folder: Path, files: tuple[str, ...]) -> dict[str, Any]:
     try:
         meta = json.loads((folder / "surrogate.json").read_text())
     except (OSError, ValueError) as exc:
-        raise PredictorError(f"'{folder}' is not an exported surrogate (no readable surrogate.json): "
-                             "give a folder written by train_surrogate.py") from exc
+        raise PredictorError(
+            f"'{folder}' is not an exported surrogate (no readable surrogate.json): "
+            "give a folder written by train_surrogate.py"
+        ) from exc
     version = meta.get("format_version")
     if version != FORMAT_VERSION:
-        raise PredictorError(f"'{folder}' was exported in format {version}; this version serves format "
-                             f"{FORMAT_VERSION}: export it again with train_surrogate.py")
+        raise PredictorError(
+            f"'{folder}' was exported in format {version}; this version serves format "
+            f"{FORMAT_VERSION}: export it again with train_surrogate.py"
+        )
     for name in files:
         if not (folder / name).is_file():
-            raise PredictorError(f"'{folder}' lacks {name}: export it again with train_surrogate.py")
+            raise PredictorError(
+                f"'{folder}' lacks {name}: export it again with train_surrogate.py"
+            )
     return meta
 
 
 class Predictor:
-    def __init__(self, folder: str | Path, runtime: str = "paddle", device: str = "auto",
-                 precision: str = "fp32", threads: int | None = None) -> None:
+    def __init__(
+        self,
+        folder: str | Path,
+        runtime: str = "paddle",
+        device: str = "auto",
+        precision: str = "fp32",
+        threads: int | None = None,
+    ) -> None:
         """runtime: paddle | onnxruntime; device: auto | cpu | gpu; precision: fp32 | fp16
         (TensorRT only); threads: CPU threads (default: all cores)."""
-        for key, value, allowed in (("runtime", runtime, RUNTIMES), ("device", device, DEVICES),
-                                    ("precision", precision, PRECISIONS)):
+        for key, value, allowed in (
+            ("runtime", runtime, RUNTIMES),
+            ("device", device, DEVICES),
+            ("precision", precision, PRECISIONS),
+        ):
             if value not in allowed:
                 raise PredictorError(f"{key} '{value}' is unknown: use one of {', '.join(allowed)}")
         if runtime == "paddle":
-            from surrogate.runtime_paddle import FILES, PaddleRuntime as Runtime
+            from surrogate.runtime_paddle import FILES
+            from surrogate.runtime_paddle import PaddleRuntime as Runtime
         else:
-            from surrogate.runtime_onnx import FILES, OnnxRuntime as Runtime
+            from surrogate.runtime_onnx import FILES
+            from surrogate.runtime_onnx import OnnxRuntime as Runtime
         self.folder = Path(folder)
         self.meta = load_metadata(self.folder, FILES)
         self.runtime = runtime
@@ -141,8 +170,10 @@ class Predictor:
         x = parameter_matrix(params, self.meta["parameters"])
         names = self.parameter_names
         if x.ndim != 2 or x.shape[1] != len(names):
-            raise PredictorError(f"params has shape {np.shape(params)}; this model takes [batch, {len(names)}]: "
-                                 f"{', '.join(names)}")
+            raise PredictorError(
+                f"params has shape {np.shape(params)}; this model takes [batch, {len(names)}]: "
+                f"{', '.join(names)}"
+            )
         if not np.all(np.isfinite(x)):
             raise PredictorError("params holds NaN or infinite values")
         low = np.array([p["low"] for p in self.meta["parameters"]])
@@ -151,12 +182,24 @@ class Predictor:
         outside = (x < low - 1e-9 * span) | (x > high + 1e-9 * span)
         if outside.any():
             j = int(np.argmax(outside.any(axis=0)))
-            log.warning("%d of %d inputs lie outside the trained range (e.g. %s = %g, trained %g-%g): the "
-                        "surrogate extrapolates there", int(outside.any(axis=1).sum()), len(x), names[j],
-                        x[outside[:, j].argmax(), j], low[j], high[j])
+            log.warning(
+                "%d of %d inputs lie outside the trained range (e.g. %s = %g, trained %g-%g): the "
+                "surrogate extrapolates there",
+                int(outside.any(axis=1).sum()),
+                len(x),
+                names[j],
+                x[outside[:, j].argmax(), j],
+                low[j],
+                high[j],
+            )
         mean, std = self._engine.run(x.astype(np.float32))
-        return ParamPrediction(cd=mean[:, 0], cd_std=std[:, 0], cl=mean[:, 1], cl_std=std[:, 1],
-                               out_of_bounds=outside.any(axis=1))
+        return ParamPrediction(
+            cd=mean[:, 0],
+            cd_std=std[:, 0],
+            cl=mean[:, 1],
+            cl_std=std[:, 1],
+            out_of_bounds=outside.any(axis=1),
+        )
 
     # ---- GeoNet ---------------------------------------------------------------------------
     def predict_surface(self, points_m: np.ndarray, normals: np.ndarray) -> SurfacePrediction:
@@ -166,13 +209,25 @@ class Predictor:
             raise PredictorError(f"'{self.folder}' holds a {self.kind}: use predict_parameters")
         points_m, normals = np.asarray(points_m, float), np.asarray(normals, float)
         if points_m.ndim != 2 or points_m.shape[1] != 3 or normals.shape != points_m.shape:
-            raise PredictorError(f"points {points_m.shape} and normals {normals.shape} must both be [N, 3]")
+            raise PredictorError(
+                f"points {points_m.shape} and normals {normals.shape} must both be [N, 3]"
+            )
         if len(points_m) < 16:
-            raise PredictorError(f"{len(points_m)} points are too few to describe a surface: give at least 16")
-        lo, hi = np.array(self.meta["trained_extent_m"][0]), np.array(self.meta["trained_extent_m"][1])
+            raise PredictorError(
+                f"{len(points_m)} points are too few to describe a surface: give at least 16"
+            )
+        lo, hi = (
+            np.array(self.meta["trained_extent_m"][0]),
+            np.array(self.meta["trained_extent_m"][1]),
+        )
         size, trained = points_m.max(0) - points_m.min(0), hi - lo
         if np.any(size > 1.5 * trained) or np.any(size < trained / 1.5):
-            log.warning("the surface's extent %s m differs from the trained shapes' %s m by more than 1.5x: "
-                        "the surrogate extrapolates", np.round(size, 2).tolist(), np.round(trained, 2).tolist())
+            log.warning(
+                "the surface's extent %s m differs from the trained shapes' %s m by more than "
+                "1.5x: "
+                "the surrogate extrapolates",
+                np.round(size, 2).tolist(),
+                np.round(trained, 2).tolist(),
+            )
         cp, cd = self._engine.run(np.concatenate([points_m, normals], axis=1)[None])
         return SurfacePrediction(cp=cp[0], cd=float(cd[0]))

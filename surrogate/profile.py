@@ -20,8 +20,10 @@ def profile_shapes(meta: dict[str, Any]) -> list[list[int]]:
     input's dynamic axes (-1 in meta["input"]["shape"]) filled from BATCH (axis 0) and POINTS
     (axis 1)."""
     sizes = (BATCH[meta["kind"]], POINTS)
-    return [[sizes[axis][k] if dim < 0 else dim for axis, dim in enumerate(meta["input"]["shape"])]
-            for k in range(3)]
+    return [
+        [sizes[axis][k] if dim < 0 else dim for axis, dim in enumerate(meta["input"]["shape"])]
+        for k in range(3)
+    ]
 
 
 def profile_strings(meta: dict[str, Any]) -> list[str]:

@@ -46,22 +46,32 @@ def _paddle_gpu() -> tuple[bool, bool]:
 class PaddleRuntime:
     """The program of folder on Paddle Inference; path says where it runs."""
 
-    def __init__(self, folder: Path, meta: dict[str, Any], device: str, precision: str,
-                 threads: int | None) -> None:
+    def __init__(
+        self, folder: Path, meta: dict[str, Any], device: str, precision: str, threads: int | None
+    ) -> None:
         from paddle import inference
 
         self.folder, self.meta = folder, meta
         gpu, tensorrt = _paddle_gpu() if device in ("auto", "gpu") else (False, False)
         if device == "gpu" and not gpu:
-            raise PredictorError("device gpu: this Paddle has no CUDA or sees no GPU: install paddlepaddle-gpu "
-                                 "(README, Going to a GPU) or use device cpu")
+            raise PredictorError(
+                "device gpu: this Paddle has no CUDA or sees no GPU: install paddlepaddle-gpu "
+                "(README, Going to a GPU) or use device cpu"
+            )
         model_prefix = folder / "model"
         if tensorrt:
             try:
                 model_prefix = self._tensorrt_program(precision)
-                self.path = f"Paddle Inference on the GPU with TensorRT ({precision.upper()}, dynamic shapes)"
-            except Exception as exc:  # conversion depends on the TensorRT install; fall back, say so
-                log.warning("TensorRT conversion failed (%s); serving on the plain GPU", str(exc).splitlines()[0])
+                self.path = (
+                    f"Paddle Inference on the GPU with TensorRT ({precision.upper()}, "
+                    "dynamic shapes)"
+                )
+            # conversion depends on the TensorRT install; fall back, say so
+            except Exception as exc:
+                log.warning(
+                    "TensorRT conversion failed (%s); serving on the plain GPU",
+                    str(exc).splitlines()[0],
+                )
                 tensorrt = False
         config = inference.Config(f"{model_prefix}.json", f"{model_prefix}.pdiparams")
         config.disable_glog_info()
@@ -86,10 +96,16 @@ class PaddleRuntime:
         if Path(f"{prefix}.json").is_file():
             return prefix
         low, optimum, high = (tuple(s) for s in profile_shapes(self.meta))
-        spec = Input(min_input_shape=low, optim_input_shape=optimum, max_input_shape=high,
-                     name=self.meta["input"]["name"])
-        trt = TensorRTConfig(inputs=[spec], precision_mode=PrecisionMode.FP16 if precision == "fp16"
-                             else PrecisionMode.FP32)
+        spec = Input(
+            min_input_shape=low,
+            optim_input_shape=optimum,
+            max_input_shape=high,
+            name=self.meta["input"]["name"],
+        )
+        trt = TensorRTConfig(
+            inputs=[spec],
+            precision_mode=PrecisionMode.FP16 if precision == "fp16" else PrecisionMode.FP32,
+        )
         trt.save_model_dir = str(prefix)
         paddle.tensorrt.convert(str(self.folder / "model"), trt)
         return prefix
@@ -100,4 +116,7 @@ class PaddleRuntime:
         handle.reshape(list(array.shape))
         handle.copy_from_cpu(np.ascontiguousarray(array, dtype=np.float32))
         self._predictor.run()
-        return [self._predictor.get_output_handle(n).copy_to_cpu() for n in self._predictor.get_output_names()]
+        return [
+            self._predictor.get_output_handle(n).copy_to_cpu()
+            for n in self._predictor.get_output_names()
+        ]

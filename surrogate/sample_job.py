@@ -36,21 +36,23 @@ from surrogate.sweep_config import RecordConfig
 class SampleJob:
     sample_id: int
     family: str
-    parameters: dict[str, float]        # name -> value, in the family's units
+    parameters: dict[str, float]  # name -> value, in the family's units
     units: dict[str, str]
-    base_case: dict[str, Any]           # the resolved base case as a plain mapping
+    base_case: dict[str, Any]  # the resolved base case as a plain mapping
     record: RecordConfig
     config_hash: str
     samples_dir: str
     backend: str
-    seed: int                           # of the surface points
+    seed: int  # of the surface points
 
 
 @dataclass
 class SampleOutcome:
     sample_id: int
-    status: str                         # ok | failed
-    reason: str = ""                    # failures: diverged | invalid shape | invalid settings | out of memory | error
+    status: str  # ok | failed
+    reason: str = (
+        ""  # failures: diverged | invalid shape | invalid settings | out of memory | error
+    )
     message: str = ""
     cd: float = float("nan")
     cl: float = float("nan")
@@ -69,8 +71,10 @@ def failure_path(samples_dir: Path, sample_id: int) -> Path:
 
 #: Exceptions a sample can fail with, and the reason the sweep counts them under.
 FAILURE_REASONS: tuple[tuple[type[BaseException], str], ...] = (
-    (DivergenceError, "diverged"), (MeshError, "invalid shape"),
-    (ConfigError, "invalid settings"), (UnstableSettingsError, "invalid settings"),
+    (DivergenceError, "diverged"),
+    (MeshError, "invalid shape"),
+    (ConfigError, "invalid settings"),
+    (UnstableSettingsError, "invalid settings"),
     (MemoryError, "out of memory"),
 )
 
@@ -82,11 +86,17 @@ def run_sample(job: SampleJob) -> SampleOutcome:
     try:
         return _run(job, samples_dir, timings)
     except Exception as exc:  # every failure of one sample is recorded and the sweep goes on
-        reason = next((r for t, r in FAILURE_REASONS if isinstance(exc, t)), f"error ({type(exc).__name__})")
+        reason = next(
+            (r for t, r in FAILURE_REASONS if isinstance(exc, t)), f"error ({type(exc).__name__})"
+        )
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         outcome = SampleOutcome(job.sample_id, "failed", reason, message, timings_s=timings)
-        record = {**asdict(outcome), "parameters": job.parameters, "config_hash": job.config_hash,
-                  "solver_version": __version__}
+        record = {
+            **asdict(outcome),
+            "parameters": job.parameters,
+            "config_hash": job.config_hash,
+            "solver_version": __version__,
+        }
         write_text(failure_path(samples_dir, job.sample_id), json.dumps(record, indent=2) + "\n")
         return outcome
 
@@ -100,8 +110,12 @@ def _run(job: SampleJob, samples_dir: Path, timings: dict[str, float]) -> Sample
         timings[stage] = now - clock
         clock = now
 
-    case = merge_case(job.base_case, family_overrides(job.family, job.parameters),
-                      source=f"sample {job.sample_id}", schema=CASE_SCHEMA)
+    case = merge_case(
+        job.base_case,
+        family_overrides(job.family, job.parameters),
+        source=f"sample {job.sample_id}",
+        schema=CASE_SCHEMA,
+    )
     mesh = case_mesh(case)
     assert mesh is not None, "a sweep's case always has a family's mesh"
     lap("mesh")
@@ -121,30 +135,70 @@ def _run(job: SampleJob, samples_dir: Path, timings: dict[str, float]) -> Sample
     stride = job.record.field_stride
     arrays = physical_fields(sim, fields, stride=stride)
     u = sim.units
-    scalars = {"cd": result.cd, "cl": result.cl, "cd_pressure": result.cd_pressure,
-               "cl_pressure": result.cl_pressure, "cd_friction": result.cd_friction,
-               "cl_friction": result.cl_friction, "gap_cells": sim.fidelity.gap_cells or np.nan,
-               "blockage": sim.fidelity.blockage or np.nan, "converged": result.converged, "steps": result.steps,
-               "averaged_steps": result.averaged_steps, "frontal_area_m2": float(sim.reference_area_m2 or np.nan),
-               "reynolds": u.reynolds, "mach": u.mach, "tau": u.tau, "u_lattice": u.u_lattice,
-               "cells_per_length": case.resolution.cells_per_length, "dx_m": u.dx_m,
-               "reference_length_m": u.length_m, "speed_m_s": u.speed_m_s, "mlups": result.mlups}
+    scalars = {
+        "cd": result.cd,
+        "cl": result.cl,
+        "cd_pressure": result.cd_pressure,
+        "cl_pressure": result.cl_pressure,
+        "cd_friction": result.cd_friction,
+        "cl_friction": result.cl_friction,
+        "gap_cells": sim.fidelity.gap_cells or np.nan,
+        "blockage": sim.fidelity.blockage or np.nan,
+        "converged": result.converged,
+        "steps": result.steps,
+        "averaged_steps": result.averaged_steps,
+        "frontal_area_m2": float(sim.reference_area_m2 or np.nan),
+        "reynolds": u.reynolds,
+        "mach": u.mach,
+        "tau": u.tau,
+        "u_lattice": u.u_lattice,
+        "cells_per_length": case.resolution.cells_per_length,
+        "dx_m": u.dx_m,
+        "reference_length_m": u.length_m,
+        "speed_m_s": u.speed_m_s,
+        "mlups": result.mlups,
+    }
     lap("postprocess")
     data = SampleData(
-        sample_id=job.sample_id, family=job.family, config_hash=job.config_hash, solver_version=__version__,
-        parameter_names=list(job.parameters), parameter_units=[job.units[k] for k in job.parameters],
-        parameters=np.array(list(job.parameters.values())), scalars=scalars,
-        cd_history=result.coefficients[:, FORCE_TOTAL, 0], cl_history=result.coefficients[:, FORCE_TOTAL, 1],
-        vertices_m=mesh.vertices_m, faces=mesh.faces, vertex_cp=surface.cp_vertices,
-        vertex_normals=mesh.vertex_normals(), points_m=points.points_m, point_normals=points.normals,
-        point_cp=point_cp, sdf_m=sdf.distance_m, sdf_origin_m=sdf.origin_m, sdf_spacing_m=sdf.spacing_m,
-        velocity_m_s=arrays["velocity"], pressure_pa=arrays["pressure"], solid=arrays["solid"],
-        fields_origin_m=np.array(field_origin(sim)), fields_spacing_m=u.dx_m * stride,
-        fields_time_averaged=result.fields_averaged, timings_s=dict(timings))
+        sample_id=job.sample_id,
+        family=job.family,
+        config_hash=job.config_hash,
+        solver_version=__version__,
+        parameter_names=list(job.parameters),
+        parameter_units=[job.units[k] for k in job.parameters],
+        parameters=np.array(list(job.parameters.values())),
+        scalars=scalars,
+        cd_history=result.coefficients[:, FORCE_TOTAL, 0],
+        cl_history=result.coefficients[:, FORCE_TOTAL, 1],
+        vertices_m=mesh.vertices_m,
+        faces=mesh.faces,
+        vertex_cp=surface.cp_vertices,
+        vertex_normals=mesh.vertex_normals(),
+        points_m=points.points_m,
+        point_normals=points.normals,
+        point_cp=point_cp,
+        sdf_m=sdf.distance_m,
+        sdf_origin_m=sdf.origin_m,
+        sdf_spacing_m=sdf.spacing_m,
+        velocity_m_s=arrays["velocity"],
+        pressure_pa=arrays["pressure"],
+        solid=arrays["solid"],
+        fields_origin_m=np.array(field_origin(sim)),
+        fields_spacing_m=u.dx_m * stride,
+        fields_time_averaged=result.fields_averaged,
+        timings_s=dict(timings),
+    )
     with atomic_path(sample_path(samples_dir, job.sample_id)) as tmp:
         write_sample(tmp, data)
         set_write_time(tmp, time.perf_counter() - clock)
     lap("write")
     failure_path(samples_dir, job.sample_id).unlink(missing_ok=True)
-    return SampleOutcome(job.sample_id, "ok", cd=result.cd, cl=result.cl, converged=result.converged,
-                         steps=result.steps, timings_s=timings)
+    return SampleOutcome(
+        job.sample_id,
+        "ok",
+        cd=result.cd,
+        cl=result.cl,
+        converged=result.converged,
+        steps=result.steps,
+        timings_s=timings,
+    )

@@ -17,9 +17,21 @@ import numpy as np
 SCHEMA_VERSION = 1
 
 #: What every complete sample file holds (groups and datasets), checked by check_sample.
-REQUIRED = ("parameters", "history/cd", "history/cl", "surface/vertices_m", "surface/faces",
-            "surface/cp", "points/xyz_m", "points/normals", "points/cp", "sdf/distance_m",
-            "fields/velocity_m_s", "fields/pressure_pa", "fields/solid")
+REQUIRED = (
+    "parameters",
+    "history/cd",
+    "history/cl",
+    "surface/vertices_m",
+    "surface/faces",
+    "surface/cp",
+    "points/xyz_m",
+    "points/normals",
+    "points/cp",
+    "sdf/distance_m",
+    "fields/velocity_m_s",
+    "fields/pressure_pa",
+    "fields/solid",
+)
 
 STAGES = ("mesh", "voxelize", "simulate", "postprocess", "write")
 
@@ -34,27 +46,27 @@ class SampleData:
     solver_version: str
     parameter_names: list[str]
     parameter_units: list[str]
-    parameters: np.ndarray          # [d]
+    parameters: np.ndarray  # [d]
     scalars: dict[str, float | int | bool]  # cd, cl, converged, frontal_area_m2, reynolds ...
-    cd_history: np.ndarray          # [steps] Cd per step
-    cl_history: np.ndarray          # [steps]
-    vertices_m: np.ndarray          # [V, 3]
-    faces: np.ndarray               # [F, 3]
-    vertex_cp: np.ndarray           # [V]
-    vertex_normals: np.ndarray      # [V, 3]
-    points_m: np.ndarray            # [P, 3]
-    point_normals: np.ndarray       # [P, 3]
-    point_cp: np.ndarray            # [P]
-    sdf_m: np.ndarray               # [nz, ny, nx]
-    sdf_origin_m: np.ndarray        # [3]
-    sdf_spacing_m: np.ndarray       # [3]
-    velocity_m_s: np.ndarray        # [3, nz, ny, nx]
-    pressure_pa: np.ndarray         # [nz, ny, nx]
-    solid: np.ndarray               # [nz, ny, nx] uint8
-    fields_origin_m: np.ndarray     # [3]
+    cd_history: np.ndarray  # [steps] Cd per step
+    cl_history: np.ndarray  # [steps]
+    vertices_m: np.ndarray  # [V, 3]
+    faces: np.ndarray  # [F, 3]
+    vertex_cp: np.ndarray  # [V]
+    vertex_normals: np.ndarray  # [V, 3]
+    points_m: np.ndarray  # [P, 3]
+    point_normals: np.ndarray  # [P, 3]
+    point_cp: np.ndarray  # [P]
+    sdf_m: np.ndarray  # [nz, ny, nx]
+    sdf_origin_m: np.ndarray  # [3]
+    sdf_spacing_m: np.ndarray  # [3]
+    velocity_m_s: np.ndarray  # [3, nz, ny, nx]
+    pressure_pa: np.ndarray  # [nz, ny, nx]
+    solid: np.ndarray  # [nz, ny, nx] uint8
+    fields_origin_m: np.ndarray  # [3]
     fields_spacing_m: float
     fields_time_averaged: bool
-    timings_s: dict[str, float]     # per stage
+    timings_s: dict[str, float]  # per stage
 
 
 def write_sample(path: Path, s: SampleData) -> None:
@@ -63,8 +75,15 @@ def write_sample(path: Path, s: SampleData) -> None:
 
     big = {"compression": "gzip", "compression_opts": 4, "shuffle": True}
     with h5py.File(path, "w") as h5:
-        h5.attrs.update({"schema_version": SCHEMA_VERSION, "sample_id": s.sample_id, "family": s.family,
-                         "config_hash": s.config_hash, "solver_version": s.solver_version})
+        h5.attrs.update(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "sample_id": s.sample_id,
+                "family": s.family,
+                "config_hash": s.config_hash,
+                "solver_version": s.solver_version,
+            }
+        )
         p = h5.create_dataset("parameters", data=np.asarray(s.parameters, np.float64))
         p.attrs["names"] = json.dumps(s.parameter_names)
         p.attrs["units"] = json.dumps(s.parameter_units)
@@ -81,12 +100,19 @@ def write_sample(path: Path, s: SampleData) -> None:
         d = h5.create_dataset("sdf/distance_m", data=s.sdf_m.astype(np.float32), **big)
         d.attrs.update({"origin_m": s.sdf_origin_m, "spacing_m": s.sdf_spacing_m})
         fields = h5.create_group("fields")
-        fields.attrs.update({"origin_m": s.fields_origin_m, "spacing_m": s.fields_spacing_m,
-                             "time_averaged": s.fields_time_averaged})
+        fields.attrs.update(
+            {
+                "origin_m": s.fields_origin_m,
+                "spacing_m": s.fields_spacing_m,
+                "time_averaged": s.fields_time_averaged,
+            }
+        )
         fields.create_dataset("velocity_m_s", data=s.velocity_m_s.astype(np.float32), **big)
         fields.create_dataset("pressure_pa", data=s.pressure_pa.astype(np.float32), **big)
         fields.create_dataset("solid", data=s.solid.astype(np.uint8), **big)
-        h5.create_group("timings").attrs.update({f"{k}_s": float(v) for k, v in s.timings_s.items()})
+        h5.create_group("timings").attrs.update(
+            {f"{k}_s": float(v) for k, v in s.timings_s.items()}
+        )
 
 
 def set_write_time(path: Path, seconds: float) -> None:
@@ -115,7 +141,9 @@ def check_sample(path: Path, config_hash: str) -> SampleSummary:
     try:
         with h5py.File(path, "r") as h5:
             if int(h5.attrs.get("schema_version", -1)) != SCHEMA_VERSION:
-                raise ValueError(f"schema version {h5.attrs.get('schema_version')} is not {SCHEMA_VERSION}")
+                raise ValueError(
+                    f"schema version {h5.attrs.get('schema_version')} is not {SCHEMA_VERSION}"
+                )
             if h5.attrs.get("config_hash") != config_hash:
                 raise ValueError("it belongs to another sweep config")
             missing = [k for k in REQUIRED if k not in h5]
@@ -124,9 +152,11 @@ def check_sample(path: Path, config_hash: str) -> SampleSummary:
             for key in REQUIRED:  # reads every chunk: a damaged one fails its checksum or inflate
                 h5[key][...]
             return SampleSummary(
-                sample_id=int(h5.attrs["sample_id"]), parameters=h5["parameters"][...],
+                sample_id=int(h5.attrs["sample_id"]),
+                parameters=h5["parameters"][...],
                 scalars={k: _plain(v) for k, v in h5["results"].attrs.items()},
-                timings_s={k[:-2]: float(v) for k, v in h5["timings"].attrs.items()})
+                timings_s={k[:-2]: float(v) for k, v in h5["timings"].attrs.items()},
+            )
     except (OSError, KeyError) as exc:
         raise ValueError(f"it cannot be read ({str(exc).splitlines()[0]})") from exc
 
@@ -142,17 +172,31 @@ def read_sample(path: Path) -> SampleData:
     with h5py.File(path, "r") as h5:
         p, f = h5["parameters"], h5["fields"]
         return SampleData(
-            sample_id=int(h5.attrs["sample_id"]), family=str(h5.attrs["family"]),
-            config_hash=str(h5.attrs["config_hash"]), solver_version=str(h5.attrs["solver_version"]),
-            parameter_names=json.loads(p.attrs["names"]), parameter_units=json.loads(p.attrs["units"]),
-            parameters=p[...], scalars={k: _plain(v) for k, v in h5["results"].attrs.items()},
-            cd_history=h5["history/cd"][...], cl_history=h5["history/cl"][...],
-            vertices_m=h5["surface/vertices_m"][...], faces=h5["surface/faces"][...],
-            vertex_cp=h5["surface/cp"][...], vertex_normals=h5["surface/normals"][...],
-            points_m=h5["points/xyz_m"][...], point_normals=h5["points/normals"][...],
-            point_cp=h5["points/cp"][...], sdf_m=h5["sdf/distance_m"][...],
-            sdf_origin_m=h5["sdf/distance_m"].attrs["origin_m"], sdf_spacing_m=h5["sdf/distance_m"].attrs["spacing_m"],
-            velocity_m_s=f["velocity_m_s"][...], pressure_pa=f["pressure_pa"][...], solid=f["solid"][...],
-            fields_origin_m=f.attrs["origin_m"], fields_spacing_m=float(f.attrs["spacing_m"]),
+            sample_id=int(h5.attrs["sample_id"]),
+            family=str(h5.attrs["family"]),
+            config_hash=str(h5.attrs["config_hash"]),
+            solver_version=str(h5.attrs["solver_version"]),
+            parameter_names=json.loads(p.attrs["names"]),
+            parameter_units=json.loads(p.attrs["units"]),
+            parameters=p[...],
+            scalars={k: _plain(v) for k, v in h5["results"].attrs.items()},
+            cd_history=h5["history/cd"][...],
+            cl_history=h5["history/cl"][...],
+            vertices_m=h5["surface/vertices_m"][...],
+            faces=h5["surface/faces"][...],
+            vertex_cp=h5["surface/cp"][...],
+            vertex_normals=h5["surface/normals"][...],
+            points_m=h5["points/xyz_m"][...],
+            point_normals=h5["points/normals"][...],
+            point_cp=h5["points/cp"][...],
+            sdf_m=h5["sdf/distance_m"][...],
+            sdf_origin_m=h5["sdf/distance_m"].attrs["origin_m"],
+            sdf_spacing_m=h5["sdf/distance_m"].attrs["spacing_m"],
+            velocity_m_s=f["velocity_m_s"][...],
+            pressure_pa=f["pressure_pa"][...],
+            solid=f["solid"][...],
+            fields_origin_m=f.attrs["origin_m"],
+            fields_spacing_m=float(f.attrs["spacing_m"]),
             fields_time_averaged=bool(f.attrs["time_averaged"]),
-            timings_s={k[:-2]: float(v) for k, v in h5["timings"].attrs.items()})
+            timings_s={k[:-2]: float(v) for k, v in h5["timings"].attrs.items()},
+        )

@@ -20,7 +20,9 @@ def design_points(ranges: list[Range], method: str, n_samples: int, seed: int) -
     fixed ones held."""
     open_axes = [i for i, r in enumerate(ranges) if r.high > r.low]
     if method == "sobol":
-        with warnings.catch_warnings():  # a count that is not a power of 2 loses balance, not validity
+        with (
+            warnings.catch_warnings()
+        ):  # a count that is not a power of 2 loses balance, not validity
             warnings.simplefilter("ignore", UserWarning)
             unit = qmc.Sobol(d=len(open_axes), scramble=True, seed=seed).random(n_samples)
     elif method == "lhs":

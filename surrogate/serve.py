@@ -14,22 +14,32 @@ import logging
 import sys
 from pathlib import Path
 
+from solver.cli_logging import configure_logging
 from solver.errors import SlipstreamError
 from solver.results import check_output_folder
 from surrogate.predictor import PRECISIONS
-from solver.cli_logging import configure_logging
 
 log = logging.getLogger("surrogate.serve")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m surrogate.serve", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(
+        prog="python -m surrogate.serve", description=__doc__.split("\n\n")[0]
+    )
     commands = p.add_subparsers(dest="command", required=True)
-    triton = commands.add_parser("triton", help="write a Triton model repository entry (ONNX Runtime backend)")
-    triton.add_argument("model", help="an exported surrogate folder (e.g. results/models/paramnet/model)")
+    triton = commands.add_parser(
+        "triton", help="write a Triton model repository entry (ONNX Runtime backend)"
+    )
+    triton.add_argument(
+        "model", help="an exported surrogate folder (e.g. results/models/paramnet/model)"
+    )
     triton.add_argument("out", help="the model repository folder (created if needed)")
-    triton.add_argument("--name", help="the model's name in the repository (default: its training name)")
-    triton.add_argument("--precision", default="fp32", choices=PRECISIONS, help="TensorRT's precision")
+    triton.add_argument(
+        "--name", help="the model's name in the repository (default: its training name)"
+    )
+    triton.add_argument(
+        "--precision", default="fp32", choices=PRECISIONS, help="TensorRT's precision"
+    )
     return p.parse_args(argv)
 
 
@@ -49,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"error: cannot write into '{args.out}': {exc.strerror or exc}", file=sys.stderr)
         return 2
-    log.info("wrote %s (config.pbtxt, 1/model.onnx): tritonserver --model-repository %s", entry, out)
+    log.info(
+        "wrote %s (config.pbtxt, 1/model.onnx): tritonserver --model-repository %s", entry, out
+    )
     return 0
 
 

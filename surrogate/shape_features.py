@@ -12,16 +12,16 @@ from shapes.mesh import TriangleMesh, polydata
 
 @dataclass(frozen=True)
 class SurfaceSample:
-    points_m: np.ndarray   # [n, 3]
-    normals: np.ndarray    # [n, 3] outward unit normals of the faces the points lie on
-    faces: np.ndarray      # [n] index of that face
+    points_m: np.ndarray  # [n, 3]
+    normals: np.ndarray  # [n, 3] outward unit normals of the faces the points lie on
+    faces: np.ndarray  # [n] index of that face
 
 
 @dataclass(frozen=True)
 class DistanceGrid:
     distance_m: np.ndarray  # [nz, ny, nx] signed distance to the surface, negative inside [m]
-    origin_m: np.ndarray    # [3] the first grid point (x, y, z) [m]
-    spacing_m: np.ndarray   # [3] grid spacing along x, y, z [m]
+    origin_m: np.ndarray  # [3] the first grid point (x, y, z) [m]
+    spacing_m: np.ndarray  # [3] grid spacing along x, y, z [m]
 
 
 def sample_surface(mesh: TriangleMesh, n_points: int, seed: int) -> SurfaceSample:
@@ -36,13 +36,18 @@ def sample_surface(mesh: TriangleMesh, n_points: int, seed: int) -> SurfaceSampl
     faces = rng.choice(len(f), size=n_points, p=area / area.sum())
     r1, r2 = rng.random(n_points), rng.random(n_points)
     s1 = np.sqrt(r1)
-    points = ((1 - s1)[:, None] * a[faces] + (s1 * (1 - r2))[:, None] * b[faces]
-              + (s1 * r2)[:, None] * c[faces])
+    points = (
+        (1 - s1)[:, None] * a[faces]
+        + (s1 * (1 - r2))[:, None] * b[faces]
+        + (s1 * r2)[:, None] * c[faces]
+    )
     normals = cross[faces] / (2 * area[faces])[:, None]
     return SurfaceSample(points_m=points, normals=normals, faces=faces)
 
 
-def signed_distance_grid(mesh: TriangleMesh, shape_xyz: tuple[int, int, int], margin: float) -> DistanceGrid:
+def signed_distance_grid(
+    mesh: TriangleMesh, shape_xyz: tuple[int, int, int], margin: float
+) -> DistanceGrid:
     """The exact signed distance to the mesh (VTK's vtkImplicitPolyDataDistance, negative
     inside) at the points of a grid spanning the mesh's bounding box grown by margin times
     its largest extent on every side."""
@@ -65,4 +70,6 @@ def signed_distance_grid(mesh: TriangleMesh, shape_xyz: tuple[int, int, int], ma
     values = vtk_to_numpy(sampler.GetOutput().GetPointData().GetScalars())
     nx, ny, nz = shape_xyz
     spacing = (hi - lo) / (np.array(shape_xyz) - 1)
-    return DistanceGrid(distance_m=values.reshape(nz, ny, nx).astype(np.float32), origin_m=lo, spacing_m=spacing)
+    return DistanceGrid(
+        distance_m=values.reshape(nz, ny, nx).astype(np.float32), origin_m=lo, spacing_m=spacing
+    )

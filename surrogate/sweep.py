@@ -25,11 +25,12 @@ import shutil
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from omegaconf import OmegaConf
@@ -61,13 +62,13 @@ class SweepPlan:
     config: SweepConfig
     folder: Path
     ranges: list[Range]
-    points: np.ndarray            # [n_samples, d]
-    base_case: dict[str, Any]     # the resolved case every sample starts from
-    definition: dict[str, Any]    # what the config hash covers
+    points: np.ndarray  # [n_samples, d]
+    base_case: dict[str, Any]  # the resolved case every sample starts from
+    definition: dict[str, Any]  # what the config hash covers
     config_hash: str
 
     def parameters(self, sample_id: int) -> dict[str, float]:
-        return {r.name: float(v) for r, v in zip(self.ranges, self.points[sample_id])}
+        return {r.name: float(v) for r, v in zip(self.ranges, self.points[sample_id], strict=False)}
 
 
 def plan_sweep(config: SweepConfig, sweep_path: Path, folder: Path) -> SweepPlan:
@@ -75,21 +76,35 @@ def plan_sweep(config: SweepConfig, sweep_path: Path, folder: Path) -> SweepPlan
     the family's geometry; draw the design points. ConfigError on a bad case."""
     base_path = (sweep_path.parent / config.base_case).resolve()
     user = OmegaConf.merge(read_yaml(base_path, "case"), OmegaConf.create(config.case))
-    case = merge_case(user, [f"name={config.name}", f"geometry.source={config.family}", "output.images=false"],
-                      source=f"{sweep_path}: base_case {config.base_case} with case", schema=CASE_SCHEMA)
+    case = merge_case(
+        user,
+        [f"name={config.name}", f"geometry.source={config.family}", "output.images=false"],
+        source=f"{sweep_path}: base_case {config.base_case} with case",
+        schema=CASE_SCHEMA,
+    )
     if case.body.shape != "mesh":
-        raise ConfigError(f"{sweep_path}: the base case must have body.shape mesh (it has "
-                          f"'{case.body.shape}'): a sweep varies a shape family's mesh")
+        raise ConfigError(
+            f"{sweep_path}: the base case must have body.shape mesh (it has "
+            f"'{case.body.shape}'): a sweep varies a shape family's mesh"
+        )
     ranges = parameter_ranges(config)
     s = config.sampler
     points = design_points(ranges, s.method, s.n_samples, s.seed)
     base_case = OmegaConf.to_container(OmegaConf.structured(case))
     sampler = {"method": s.method, "seed": s.seed}
-    if s.method != "sobol":  # a Sobol sequence's first points do not change with n; a hypercube's do
+    if (
+        s.method != "sobol"
+    ):  # a Sobol sequence's first points do not change with n; a hypercube's do
         sampler["n_samples"] = s.n_samples
-    definition = {"schema_version": SCHEMA_VERSION, "solver_version": __version__, "family": config.family,
-                  "case": base_case,
-                  "parameters": [asdict(r) for r in ranges], "sampler": sampler, "record": asdict(config.record)}
+    definition = {
+        "schema_version": SCHEMA_VERSION,
+        "solver_version": __version__,
+        "family": config.family,
+        "case": base_case,
+        "parameters": [asdict(r) for r in ranges],
+        "sampler": sampler,
+        "record": asdict(config.record),
+    }
     digest = hashlib.sha256(json.dumps(definition, sort_keys=True).encode()).hexdigest()[:16]
     return SweepPlan(config, folder, ranges, points, base_case, definition, digest)  # type: ignore[arg-type]
 
@@ -102,8 +117,10 @@ def dataset_lock(folder: Path) -> Iterator[None]:
         try:
             fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
-            raise OutputError(f"another sweep is writing into '{folder}': wait for it, or choose "
-                              "another output folder") from exc
+            raise OutputError(
+                f"another sweep is writing into '{folder}': wait for it, or choose "
+                "another output folder"
+            ) from exc
         yield
 
 
@@ -120,18 +137,28 @@ def prepare_folder(plan: SweepPlan, sweep_yaml: str, overwrite: bool) -> None:
         if old.get("config_hash") != plan.config_hash:
             if not overwrite:
                 before = old.get("definition", {})
-                changed = sorted(k for k in set(before) | set(plan.definition)
-                                 if before.get(k) != plan.definition.get(k)) or ["?"]
-                raise ConfigError(f"'{folder}' holds a dataset made with another sweep config (it differs in: "
-                                  f"{', '.join(changed)}): choose another output folder, or pass "
-                                  "--overwrite to delete that dataset and start again")
+                changed = sorted(
+                    k
+                    for k in set(before) | set(plan.definition)
+                    if before.get(k) != plan.definition.get(k)
+                ) or ["?"]
+                raise ConfigError(
+                    f"'{folder}' holds a dataset made with another sweep config (it differs in: "
+                    f"{', '.join(changed)}): choose another output folder, or pass "
+                    "--overwrite to delete that dataset and start again"
+                )
             log.warning("--overwrite: deleting the dataset in %s", folder)
             for name in ("samples", "dataset.json", "index.csv", "sweep_summary.json"):
                 target = folder / name
                 shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    meta = {"schema_version": SCHEMA_VERSION, "config_hash": plan.config_hash, "family": plan.config.family,
-            "parameters": [asdict(r) for r in plan.ranges], "solver_version": __version__,
-            "definition": plan.definition}
+    meta = {
+        "schema_version": SCHEMA_VERSION,
+        "config_hash": plan.config_hash,
+        "family": plan.config.family,
+        "parameters": [asdict(r) for r in plan.ranges],
+        "solver_version": __version__,
+        "definition": plan.definition,
+    }
     if not meta_path.is_file():
         meta["created_utc"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
         write_text(meta_path, json.dumps(meta, indent=2) + "\n")
@@ -142,7 +169,7 @@ def prepare_folder(plan: SweepPlan, sweep_yaml: str, overwrite: bool) -> None:
 
 @dataclass
 class SampleState:
-    status: str                    # ok | failed | pending
+    status: str  # ok | failed | pending
     reason: str = ""
     cd: float = math.nan
     cl: float = math.nan
@@ -166,15 +193,23 @@ def scan_samples(plan: SweepPlan, retry_failed: bool) -> dict[int, SampleState]:
         if path.is_file():
             try:
                 summary = check_sample(path, plan.config_hash)
-                if summary.sample_id != i or not np.allclose(summary.parameters, plan.points[i], rtol=1e-12, atol=0):
+                if summary.sample_id != i or not np.allclose(
+                    summary.parameters, plan.points[i], rtol=1e-12, atol=0
+                ):
                     raise ValueError("its parameters are not the plan's")
             except ValueError as exc:
                 log.warning("%s is damaged (%s): computing it again", path.name, exc)
                 path.unlink()
             else:
                 r = summary.scalars
-                states[i] = SampleState("ok", cd=float(r["cd"]), cl=float(r["cl"]), converged=bool(r["converged"]),
-                                        steps=int(r["steps"]), timings_s=summary.timings_s)
+                states[i] = SampleState(
+                    "ok",
+                    cd=float(r["cd"]),
+                    cl=float(r["cl"]),
+                    converged=bool(r["converged"]),
+                    steps=int(r["steps"]),
+                    timings_s=summary.timings_s,
+                )
                 failed.unlink(missing_ok=True)
                 continue
         if failed.is_file():
@@ -184,7 +219,9 @@ def scan_samples(plan: SweepPlan, retry_failed: bool) -> dict[int, SampleState]:
             except (OSError, ValueError, KeyError):
                 ok = False
             if ok and not retry_failed:
-                states[i] = SampleState("failed", reason=record["reason"], timings_s=record.get("timings_s", {}))
+                states[i] = SampleState(
+                    "failed", reason=record["reason"], timings_s=record.get("timings_s", {})
+                )
             else:
                 failed.unlink()
     return states
@@ -195,14 +232,40 @@ def index_csv(plan: SweepPlan, states: dict[int, SampleState]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     names = [r.name for r in plan.ranges]
-    writer.writerow(["sample_id", "status", "reason", "file", "cd", "cl", "converged", "steps",
-                     *[f"{s}_s" for s in STAGES], *names])
+    writer.writerow(
+        [
+            "sample_id",
+            "status",
+            "reason",
+            "file",
+            "cd",
+            "cl",
+            "converged",
+            "steps",
+            *[f"{s}_s" for s in STAGES],
+            *names,
+        ]
+    )
     for i, st in sorted(states.items()):
-        file = {"ok": sample_path(Path("samples"), i), "failed": failure_path(Path("samples"), i)}.get(st.status, "")
+        file = {
+            "ok": sample_path(Path("samples"), i),
+            "failed": failure_path(Path("samples"), i),
+        }.get(st.status, "")
         times = [f"{st.timings_s[s]:.3f}" if s in st.timings_s else "" for s in STAGES]
-        writer.writerow([i, st.status, st.reason, file, _number(st.cd), _number(st.cl),
-                         int(st.converged) if st.status == "ok" else "", st.steps or "", *times,
-                         *[repr(float(v)) for v in plan.points[i]]])
+        writer.writerow(
+            [
+                i,
+                st.status,
+                st.reason,
+                file,
+                _number(st.cd),
+                _number(st.cl),
+                int(st.converged) if st.status == "ok" else "",
+                st.steps or "",
+                *times,
+                *[repr(float(v)) for v in plan.points[i]],
+            ]
+        )
     return buf.getvalue()
 
 
@@ -252,15 +315,28 @@ class SweepProgress:
         else:
             self.failed += 1
         likely, most = self.minutes_left()
-        text = (f"done {self.done}, failed {self.failed}, {self.rate_per_hour():.0f} samples/h, "
-                f"ETA {likely:.1f} min (at most {most:.1f})")
+        text = (
+            f"done {self.done}, failed {self.failed}, {self.rate_per_hour():.0f} samples/h, "
+            f"ETA {likely:.1f} min (at most {most:.1f})"
+        )
         if self.bar is not None:
             self.bar.update(1)
             self.bar.set_postfix_str(text)
         else:
-            what = f"Cd {coefficient(outcome.cd)}" if outcome.status == "ok" else f"failed: {outcome.reason}: {outcome.message}"
-            log.info("sample %d %s (%.1f s) | %d/%d %s", outcome.sample_id, what,
-                     sum(outcome.timings_s.values()), self.done + self.failed, self.total, text)
+            what = (
+                f"Cd {coefficient(outcome.cd)}"
+                if outcome.status == "ok"
+                else f"failed: {outcome.reason}: {outcome.message}"
+            )
+            log.info(
+                "sample %d %s (%.1f s) | %d/%d %s",
+                outcome.sample_id,
+                what,
+                sum(outcome.timings_s.values()),
+                self.done + self.failed,
+                self.total,
+                text,
+            )
 
     def close(self) -> None:
         if self.bar is not None:
@@ -277,44 +353,82 @@ class SweepReport:
     computed_this_run: int
     wall_s: float
     samples_per_hour: float
-    stage_seconds: dict[str, float]   # every finished sample of the dataset, summed over workers
+    stage_seconds: dict[str, float]  # every finished sample of the dataset, summed over workers
     executor: str
 
     def text(self) -> str:
-        lines = [f"{self.total} samples: {self.ok} ok, {self.failed} failed, {self.pending} pending"]
+        lines = [
+            f"{self.total} samples: {self.ok} ok, {self.failed} failed, {self.pending} pending"
+        ]
         if self.failures_by_reason:
-            lines.append("failures: " + ", ".join(f"{k} {v}" for k, v in sorted(self.failures_by_reason.items())))
-        lines.append(f"this run: {self.computed_this_run} samples in {self.wall_s:.1f} s "
-                     f"({self.samples_per_hour:.0f} samples/h) on {self.executor}")
+            lines.append(
+                "failures: "
+                + ", ".join(f"{k} {v}" for k, v in sorted(self.failures_by_reason.items()))
+            )
+        lines.append(
+            f"this run: {self.computed_this_run} samples in {self.wall_s:.1f} s "
+            f"({self.samples_per_hour:.0f} samples/h) on {self.executor}"
+        )
         total = sum(self.stage_seconds.values())
         if total > 0:
             lines.append("where the time went (all finished samples, summed over workers):")
-            lines += [f"  {s:<12}{t:9.1f} s {100 * t / total:6.1f}%" for s, t in self.stage_seconds.items()]
+            lines += [
+                f"  {s:<12}{t:9.1f} s {100 * t / total:6.1f}%"
+                for s, t in self.stage_seconds.items()
+            ]
         return "\n".join(lines)
 
 
-def run_sweep(plan: SweepPlan, executor: Executor, backend: str, retry_failed: bool = False) -> SweepReport:
+def run_sweep(
+    plan: SweepPlan, executor: Executor, backend: str, retry_failed: bool = False
+) -> SweepReport:
     """Compute every planned sample the folder does not hold yet; returns the report (also
     written to sweep_summary.json). The caller holds the folder's lock."""
     states = scan_samples(plan, retry_failed)
     write_text(plan.folder / "index.csv", index_csv(plan, states))
     pending = [i for i, st in states.items() if st.status == "pending"]
     counts = Counter(st.status for st in states.values())
-    log.info("%s: %d samples planned, %d done, %d failed before, %d to compute on %s", plan.config.name,
-             len(states), counts["ok"], counts["failed"], len(pending), executor.describe())
+    log.info(
+        "%s: %d samples planned, %d done, %d failed before, %d to compute on %s",
+        plan.config.name,
+        len(states),
+        counts["ok"],
+        counts["failed"],
+        len(pending),
+        executor.describe(),
+    )
     units = {p.name: p.unit for p in FAMILIES[plan.config.family]}
     samples_dir = str((plan.folder / "samples").resolve())
-    jobs = [SampleJob(sample_id=i, family=plan.config.family, parameters=plan.parameters(i), units=units,
-                      base_case=plan.base_case, record=plan.config.record, config_hash=plan.config_hash,
-                      samples_dir=samples_dir, backend=backend, seed=plan.config.sampler.seed + i)
-            for i in pending]
-    progress = SweepProgress(len(states), counts["ok"], counts["failed"], int(plan.base_case["run"]["max_steps"]))
+    jobs = [
+        SampleJob(
+            sample_id=i,
+            family=plan.config.family,
+            parameters=plan.parameters(i),
+            units=units,
+            base_case=plan.base_case,
+            record=plan.config.record,
+            config_hash=plan.config_hash,
+            samples_dir=samples_dir,
+            backend=backend,
+            seed=plan.config.sampler.seed + i,
+        )
+        for i in pending
+    ]
+    progress = SweepProgress(
+        len(states), counts["ok"], counts["failed"], int(plan.base_case["run"]["max_steps"])
+    )
     last_index = time.perf_counter()
     try:
         for outcome in executor.run(jobs):
             states[outcome.sample_id] = SampleState(
-                outcome.status, outcome.reason, outcome.cd, outcome.cl, outcome.converged,
-                outcome.steps, outcome.timings_s)
+                outcome.status,
+                outcome.reason,
+                outcome.cd,
+                outcome.cl,
+                outcome.converged,
+                outcome.steps,
+                outcome.timings_s,
+            )
             progress.update(outcome)
             if time.perf_counter() - last_index > INDEX_INTERVAL_S:
                 write_text(plan.folder / "index.csv", index_csv(plan, states))
@@ -325,9 +439,18 @@ def run_sweep(plan: SweepPlan, executor: Executor, backend: str, retry_failed: b
     counts = Counter(st.status for st in states.values())
     stage_seconds = {s: sum(st.timings_s.get(s, 0.0) for st in states.values()) for s in STAGES}
     report = SweepReport(
-        total=len(states), ok=counts["ok"], failed=counts["failed"], pending=counts["pending"],
-        failures_by_reason=dict(Counter(st.reason for st in states.values() if st.status == "failed")),
-        computed_this_run=progress.computed, wall_s=time.perf_counter() - progress.t0,
-        samples_per_hour=progress.rate_per_hour(), stage_seconds=stage_seconds, executor=executor.describe())
+        total=len(states),
+        ok=counts["ok"],
+        failed=counts["failed"],
+        pending=counts["pending"],
+        failures_by_reason=dict(
+            Counter(st.reason for st in states.values() if st.status == "failed")
+        ),
+        computed_this_run=progress.computed,
+        wall_s=time.perf_counter() - progress.t0,
+        samples_per_hour=progress.rate_per_hour(),
+        stage_seconds=stage_seconds,
+        executor=executor.describe(),
+    )
     write_text(plan.folder / "sweep_summary.json", json.dumps(asdict(report), indent=2) + "\n")
     return report

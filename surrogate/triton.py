@@ -43,20 +43,31 @@ def triton_dims(shape: list[int]) -> tuple[list[int], bool]:
 def _tensor(spec: dict[str, Any]) -> str:
     dims, batch_only = triton_dims(spec["shape"])
     reshape = "\n    reshape: { shape: [ ] }" if batch_only else ""
-    return (f'  {{\n    name: "{spec["name"]}"\n    data_type: {DATA_TYPES[spec["dtype"]]}\n'
-            f'    dims: [ {", ".join(map(str, dims))} ]{reshape}\n  }}')
+    return (
+        f'  {{\n    name: "{spec["name"]}"\n    data_type: {DATA_TYPES[spec["dtype"]]}\n'
+        f"    dims: [ {', '.join(map(str, dims))} ]{reshape}\n  }}"
+    )
 
 
 def model_config(meta: dict[str, Any], name: str, precision: str) -> str:
     """config.pbtxt of the model whose metadata is meta, served as name; precision (fp32 | fp16)
     is TensorRT's."""
     low, optimum, high = profile_strings(meta)
-    accelerator = {"precision_mode": precision.upper(), "max_workspace_size_bytes": str(TENSORRT_WORKSPACE_BYTES),
-                   "trt_engine_cache_enable": "1", "trt_engine_cache_path": f"/tmp/tensorrt_cache/{name}",
-                   "trt_profile_min_shapes": low, "trt_profile_opt_shapes": optimum, "trt_profile_max_shapes": high}
-    parameters = "\n".join(f'        parameters {{ key: "{k}" value: "{v}" }}' for k, v in accelerator.items())
+    accelerator = {
+        "precision_mode": precision.upper(),
+        "max_workspace_size_bytes": str(TENSORRT_WORKSPACE_BYTES),
+        "trt_engine_cache_enable": "1",
+        "trt_engine_cache_path": f"/tmp/tensorrt_cache/{name}",
+        "trt_profile_min_shapes": low,
+        "trt_profile_opt_shapes": optimum,
+        "trt_profile_max_shapes": high,
+    }
+    parameters = "\n".join(
+        f'        parameters {{ key: "{k}" value: "{v}" }}' for k, v in accelerator.items()
+    )
     outputs = ",\n".join(_tensor(spec) for spec in meta["outputs"])
-    return f"""# Slipstream {meta["kind"]}, written by `python -m surrogate.serve triton` (docs/deployment.md)
+    return f"""# Slipstream {meta["kind"]}, written by `python -m surrogate.serve triton`
+# (docs/deployment.md)
 name: "{name}"
 backend: "onnxruntime"
 max_batch_size: {BATCH[meta["kind"]][2]}
@@ -87,15 +98,21 @@ def default_name(meta: dict[str, Any]) -> str:
     return str(meta.get("training", {}).get("name") or meta["kind"])
 
 
-def write_repository(folder: Path, out: Path, name: str | None = None, precision: str = "fp32") -> Path:
+def write_repository(
+    folder: Path, out: Path, name: str | None = None, precision: str = "fp32"
+) -> Path:
     """Write the exported folder's model into the Triton model repository out as name (default:
     default_name), replacing an entry of that name; returns out/name."""
     meta = load_metadata(folder, ("model.onnx",))
     name = name or default_name(meta)
     if not NAME.fullmatch(name):
-        raise PredictorError(f"model name '{name}' is not a folder name: use letters, digits, '_', '-' and '.'")
+        raise PredictorError(
+            f"model name '{name}' is not a folder name: use letters, digits, '_', '-' and '.'"
+        )
     if precision not in PRECISIONS:
-        raise PredictorError(f"precision '{precision}' is unknown: use one of {', '.join(PRECISIONS)}")
+        raise PredictorError(
+            f"precision '{precision}' is unknown: use one of {', '.join(PRECISIONS)}"
+        )
     with atomic_folder(out / name) as tmp:
         (tmp / "config.pbtxt").write_text(model_config(meta, name, precision))
         (tmp / "1").mkdir()

@@ -29,8 +29,9 @@ def make_case(**sections):
     return merge_case(sections, [])
 
 
-def run_periodic_step(backend, f, tau: float, cs_smag: float = 0.0, collision: str = "bgk",
-                      g=(0.0, 0.0, 0.0)):
+def run_periodic_step(
+    backend, f, tau: float, cs_smag: float = 0.0, collision: str = "bgk", g=(0.0, 0.0, 0.0)
+):
     """One kernel step on a fully periodic box from unshifted populations f[19, z, y, x]
     (float64); returns the unshifted result."""
     import numpy as np
@@ -48,17 +49,39 @@ def run_periodic_step(backend, f, tau: float, cs_smag: float = 0.0, collision: s
     src.reshape(19, stride)[:, :n] = (f - shift).reshape(19, n)
     flags = np.zeros((nz, ny, nx), np.uint8)
     mark_bulk(flags)
-    params = pack_params({
-        "plane_stride": stride, "flags": flags, "tau_x": np.full(nx, tau, np.float32),
-        "u_inlet": np.zeros((nz, ny), np.float32), "boundary_index": np.full(flags.shape, -1, np.int32),
-        "cell_force": np.zeros((0, 3, 3), np.float32), "link_q": np.zeros((0, 18), np.float32),
-        "slot_area": np.zeros((0, 3), np.float32),
-        "slot_wall": np.zeros((0, 5), np.float32), "wall_feq": np.zeros(19, np.float32),
-        "nx": nx, "ny": ny, "nz": nz, "interpolated": 0, "has_force": int(any(g)),
-        "collision": lattice.COLLISIONS[collision], "wall_model": lattice.WALL_MODELS["none"], "wall_sample": 1, "wall_body_rule": 0,
-        "nu_lattice": (tau - 0.5) / 3.0, "cs2_smag": cs_smag**2, "inlet_relax": 0.0,
-        "gx": g[0], "gy": g[1], "gz": g[2], "wall_ux": 0.0, "wall_uy": 0.0, "wall_uz": 0.0,
-    }, backend.address)
+    params = pack_params(
+        {
+            "plane_stride": stride,
+            "flags": flags,
+            "tau_x": np.full(nx, tau, np.float32),
+            "u_inlet": np.zeros((nz, ny), np.float32),
+            "boundary_index": np.full(flags.shape, -1, np.int32),
+            "cell_force": np.zeros((0, 3, 3), np.float32),
+            "link_q": np.zeros((0, 18), np.float32),
+            "slot_area": np.zeros((0, 3), np.float32),
+            "slot_wall": np.zeros((0, 5), np.float32),
+            "wall_feq": np.zeros(19, np.float32),
+            "nx": nx,
+            "ny": ny,
+            "nz": nz,
+            "interpolated": 0,
+            "has_force": int(any(g)),
+            "collision": lattice.COLLISIONS[collision],
+            "wall_model": lattice.WALL_MODELS["none"],
+            "wall_sample": 1,
+            "wall_body_rule": 0,
+            "nu_lattice": (tau - 0.5) / 3.0,
+            "cs2_smag": cs_smag**2,
+            "inlet_relax": 0.0,
+            "gx": g[0],
+            "gy": g[1],
+            "gz": g[2],
+            "wall_ux": 0.0,
+            "wall_uy": 0.0,
+            "wall_uz": 0.0,
+        },
+        backend.address,
+    )
     backend.step(src, dst, params, np.zeros((3, 3)))
     return dst.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx) + shift
 
@@ -66,21 +89,49 @@ def run_periodic_step(backend, f, tau: float, cs_smag: float = 0.0, collision: s
 CAR = str(ROOT / "cases" / "car.yaml")
 
 
-def tiny_sweep(tmp_path: Path, name: str = "tiny", n: int = 2, cells: int = 12, steps: int = 300,
-               extra_case: dict | None = None, **sections) -> Path:
+def tiny_sweep(
+    tmp_path: Path,
+    name: str = "tiny",
+    n: int = 2,
+    cells: int = 12,
+    steps: int = 300,
+    extra_case: dict | None = None,
+    **sections,
+) -> Path:
     """A sweep of n cars on a tiny tunnel (mechanics, not physics): cells per car length,
     steps per sample. A fixed floor: at 12 cells the cars stand on it."""
-    case = {"domain": {"size_m": [16.0, 6.0, 4.0], "sponge": {"length_m": 3.0}, "boundaries": {"z_min": "noslip"}},
-            "geometry": {"placement": {"nose_x_m": 4.0, "center_y_m": 3.0}},
-            "resolution": {"cells_per_length": cells, "u_lattice": 0.05, "min_gap_cells": 0.0},
-            "run": {"max_steps": steps, "check_every": 100, "average_steps": max(100, steps // 4),
-                    "sample_every": 50, "convergence": {"window_steps": max(100, steps // 4), "tolerance": 0.02}}}
+    case = {
+        "domain": {
+            "size_m": [16.0, 6.0, 4.0],
+            "sponge": {"length_m": 3.0},
+            "boundaries": {"z_min": "noslip"},
+        },
+        "geometry": {"placement": {"nose_x_m": 4.0, "center_y_m": 3.0}},
+        "resolution": {"cells_per_length": cells, "u_lattice": 0.05, "min_gap_cells": 0.0},
+        "run": {
+            "max_steps": steps,
+            "check_every": 100,
+            "average_steps": max(100, steps // 4),
+            "sample_every": 50,
+            "convergence": {"window_steps": max(100, steps // 4), "tolerance": 0.02},
+        },
+    }
     for key, value in (extra_case or {}).items():
         case.setdefault(key, {}).update(value)
-    sweep = {"name": name, "family": "car", "base_case": CAR, "case": case,
-             "sampler": {"method": "sobol", "n_samples": n, "seed": 1},
-             "record": {"surface_points": 256, "sdf_shape": [16, 8, 6], "sdf_margin": 0.1, "field_stride": 2},
-             "executor": {"kind": "local", "workers": 1, "backend": "cpu"}}
+    sweep = {
+        "name": name,
+        "family": "car",
+        "base_case": CAR,
+        "case": case,
+        "sampler": {"method": "sobol", "n_samples": n, "seed": 1},
+        "record": {
+            "surface_points": 256,
+            "sdf_shape": [16, 8, 6],
+            "sdf_margin": 0.1,
+            "field_stride": 2,
+        },
+        "executor": {"kind": "local", "workers": 1, "backend": "cpu"},
+    }
     for key, value in sections.items():
         sweep.setdefault(key, {}).update(value)
     path = tmp_path / f"{name}.yaml"
@@ -105,12 +156,21 @@ def tiny_dataset(tmp_path_factory) -> Path:
 
 def train_yaml(tmp_path: Path, dataset: Path, model: str, **sections) -> Path:
     """A training config for the tiny dataset: few epochs, small networks."""
-    config = {"name": model, "dataset": str(dataset), "model": model,
-              "split": {"validation": 0.25, "test": 0.25, "seed": 0},
-              "optim": {"epochs": 150, "learning_rate": 3e-3, "patience": 1000, "checkpoint_every": 50,
-                        "batch_size": 8},
-              "paramnet": {"members": 3, "hidden": [16, 16]},
-              "geonet": {"width": 16, "points": 64}}
+    config = {
+        "name": model,
+        "dataset": str(dataset),
+        "model": model,
+        "split": {"validation": 0.25, "test": 0.25, "seed": 0},
+        "optim": {
+            "epochs": 150,
+            "learning_rate": 3e-3,
+            "patience": 1000,
+            "checkpoint_every": 50,
+            "batch_size": 8,
+        },
+        "paramnet": {"members": 3, "hidden": [16, 16]},
+        "geonet": {"width": 16, "points": 64},
+    }
     for key, value in sections.items():
         config.setdefault(key, {}).update(value)
     path = tmp_path / f"train_{model}.yaml"
@@ -128,7 +188,12 @@ def train(args: list) -> int:
 def tiny_paramnet(tmp_path_factory, tiny_dataset) -> Path:
     """A ParamNet exported from the tiny dataset (its model folder)."""
     tmp = tmp_path_factory.mktemp("tiny_paramnet")
-    assert train([train_yaml(tmp, tiny_dataset, "paramnet", optim={"epochs": 100}), "--out", tmp / "pn"]) == 0
+    assert (
+        train(
+            [train_yaml(tmp, tiny_dataset, "paramnet", optim={"epochs": 100}), "--out", tmp / "pn"]
+        )
+        == 0
+    )
     return tmp / "pn" / "model"
 
 
@@ -136,7 +201,9 @@ def read_vtk_xml(path):
     """The data set in a VTK XML file (.vti image data or .vtp poly data), read by VTK itself."""
     import vtk
 
-    reader = vtk.vtkXMLImageDataReader() if str(path).endswith(".vti") else vtk.vtkXMLPolyDataReader()
+    reader = (
+        vtk.vtkXMLImageDataReader() if str(path).endswith(".vti") else vtk.vtkXMLPolyDataReader()
+    )
     reader.SetFileName(str(path))
     reader.Update()
     return reader.GetOutput()

@@ -1,4 +1,5 @@
-"""A plain NumPy D3Q19 BGK step (incompressible equilibrium) for fully periodic boxes: the tests' independent reference for
+"""A plain NumPy D3Q19 BGK step (incompressible equilibrium) for fully periodic boxes: the tests'
+independent reference for
 what the kernels compute (unshifted populations, double precision, textbook formulas)."""
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ def moments(f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def step_periodic(f: np.ndarray, tau: float, cs_smag: float = 0.0) -> np.ndarray:
     """Pull-stream then BGK(-Smagorinsky)-collide; f[q, z, y, x] holds post-collision values."""
-    pulled = np.stack([np.roll(f[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)])
+    pulled = np.stack(
+        [np.roll(f[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
+    )
     rho, u = moments(pulled)
     feq = equilibrium(rho, u)
     neq = pulled - feq
@@ -34,12 +37,23 @@ def step_periodic(f: np.ndarray, tau: float, cs_smag: float = 0.0) -> np.ndarray
     return pulled - (pulled - feq) / tau_eff
 
 
-# ---- the entropic regularized collision, in textbook form -----------------------------------------
+# ---- the entropic regularized collision, in textbook form
+# -----------------------------------------
 
 #: Polynomials of the regularized projection: 1, c_x, c_y, c_z, c_x c_x, ..., c_y c_z, per link.
 _CF = C.astype(float)
-_BASIS = np.vstack([np.ones(19), _CF.T, _CF[:, 0] ** 2, _CF[:, 1] ** 2, _CF[:, 2] ** 2,
-                    _CF[:, 0] * _CF[:, 1], _CF[:, 0] * _CF[:, 2], _CF[:, 1] * _CF[:, 2]])
+_BASIS = np.vstack(
+    [
+        np.ones(19),
+        _CF.T,
+        _CF[:, 0] ** 2,
+        _CF[:, 1] ** 2,
+        _CF[:, 2] ** 2,
+        _CF[:, 0] * _CF[:, 1],
+        _CF[:, 0] * _CF[:, 2],
+        _CF[:, 1] * _CF[:, 2],
+    ]
+)
 
 
 def entropic_equilibrium(rho: float, u: np.ndarray) -> np.ndarray:
@@ -71,8 +85,9 @@ def _projection(vectors: np.ndarray, eq: np.ndarray) -> np.ndarray:
     return vectors.T @ np.linalg.solve(gram, vectors / eq)
 
 
-def collide_entropic(f: np.ndarray, omega: float, g: np.ndarray | None = None,
-                     omega_bulk: float = 1.0) -> np.ndarray:
+def collide_entropic(
+    f: np.ndarray, omega: float, g: np.ndarray | None = None, omega_bulk: float = 1.0
+) -> np.ndarray:
     """One cell (f[19], unshifted): f* = E + (1 - omega) P_dev v + (1 - omega_bulk) P_tr v + F/2
     with v = f - E + F/2, u = j / rho + g / 2. P_S projects onto E * {polynomials of degree <= 2
     in c} less the span of E {1, c}; P_tr onto E times the trace polynomial's part in it;
@@ -90,7 +105,9 @@ def collide_entropic(f: np.ndarray, omega: float, g: np.ndarray | None = None,
     return eq + (1 - omega) * (p_s - p_tr) @ v + (1 - omega_bulk) * p_tr @ v + 0.5 * force
 
 
-def entropic_omega(f: np.ndarray, tau0: float, cs_smag: float, g: np.ndarray | None = None) -> float:
+def entropic_omega(
+    f: np.ndarray, tau0: float, cs_smag: float, g: np.ndarray | None = None
+) -> float:
     """The Smagorinsky relaxation rate of the entropic operator: |Pi_neq| / rho from f - E + F/2."""
     g = np.zeros(3) if g is None else np.asarray(g, float)
     rho = f.sum()
@@ -100,10 +117,13 @@ def entropic_omega(f: np.ndarray, tau0: float, cs_smag: float, g: np.ndarray | N
     return 2.0 / (tau0 + np.sqrt(tau0**2 + 18 * np.sqrt(2) * cs_smag**2 * np.sqrt(np.sum(pi * pi))))
 
 
-def step_periodic_entropic(f: np.ndarray, tau0: float, cs_smag: float = 0.0,
-                           g: np.ndarray | None = None) -> np.ndarray:
+def step_periodic_entropic(
+    f: np.ndarray, tau0: float, cs_smag: float = 0.0, g: np.ndarray | None = None
+) -> np.ndarray:
     """Pull-stream then collide with the entropic regularized operator; f[q, z, y, x] unshifted."""
-    pulled = np.stack([np.roll(f[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)])
+    pulled = np.stack(
+        [np.roll(f[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
+    )
     out = np.empty_like(pulled)
     for idx in np.ndindex(pulled.shape[1:]):
         cell = pulled[(slice(None), *idx)]

@@ -22,8 +22,9 @@ CU_FILES = sorted(CUDA_DIR.glob("*.cu"))
 @pytest.mark.parametrize("source", CU_FILES, ids=[p.name for p in CU_FILES])
 def test_cu_compiles_to_ptx_for_sm90(source, tmp_path):
     ptx = tmp_path / (source.stem + ".ptx")
-    proc = subprocess.run(["nvcc", "-ptx", "-arch=sm_90", "-o", str(ptx), str(source)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        ["nvcc", "-ptx", "-arch=sm_90", "-o", str(ptx), str(source)], capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stderr
     text = ptx.read_text()
     kernels = re.findall(r'extern "C" __global__ void (\w+)', source.read_text())
@@ -40,7 +41,10 @@ def test_cpu_and_cuda_agree_after_200_steps(cpu):
     from solver.backends.cuda import CudaBackend
     from solver.simulation import Simulation
 
-    case = load_case(ROOT / "cases" / "windtunnel_box.yaml", ["resolution.cells_per_length=12", "resolution.min_gap_cells=0"])
+    case = load_case(
+        ROOT / "cases" / "windtunnel_box.yaml",
+        ["resolution.cells_per_length=12", "resolution.min_gap_cells=0"],
+    )
     results = []
     for backend in (cpu, CudaBackend()):
         sim = Simulation(case, backend)
@@ -49,7 +53,9 @@ def test_cpu_and_cuda_agree_after_200_steps(cpu):
     (f_cpu, force_cpu), (f_gpu, force_gpu) = results
     scale = np.max(np.abs(f_cpu))
     assert np.max(np.abs(f_cpu - f_gpu)) <= 1e-5 * scale
-    assert np.allclose(force_cpu[-1], force_gpu[-1], rtol=1e-4, atol=1e-6 * np.abs(force_cpu[-1]).max())
+    assert np.allclose(
+        force_cpu[-1], force_gpu[-1], rtol=1e-4, atol=1e-6 * np.abs(force_cpu[-1]).max()
+    )
 
 
 @pytest.mark.gpu
@@ -92,7 +98,10 @@ def test_cpu_arch_override_is_in_the_flags_and_the_cache_key(monkeypatch):
     monkeypatch.delenv("SLIPSTREAM_CPU_ARCH", raising=False)
     assert "-march=native" in host_build.cxx_flags()
     monkeypatch.setenv("SLIPSTREAM_CPU_ARCH", "x86-64-v3")
-    assert "-march=x86-64-v3" in host_build.cxx_flags() and "-march=native" not in host_build.cxx_flags()
+    assert (
+        "-march=x86-64-v3" in host_build.cxx_flags()
+        and "-march=native" not in host_build.cxx_flags()
+    )
     monkeypatch.setenv("SLIPSTREAM_CPU_ARCH", "x86-64 -O0")
     with pytest.raises(CompileError, match="SLIPSTREAM_CPU_ARCH") as err:
         host_build.cxx_flags()
@@ -121,7 +130,8 @@ def test_missing_compiler_is_named(tmp_path, monkeypatch):
 
 def test_cpu_buffers_start_on_a_cache_line(cpu):
     """The CPU backend's arrays start on 64 B, so the bulk loop's chunks of 16 floats that start
-    on a line of a plane (lattice.plane_stride is a multiple of 16 floats) load and store one line."""
+    on a line of a plane (lattice.plane_stride is a multiple of 16 floats) load and store one
+    line."""
     for shape, dtype in (((19 * 1000 + 3,), np.float32), ((7, 5), np.float64), ((3,), np.uint8)):
         a = cpu.zeros(shape, dtype)
         assert a.ctypes.data % 64 == 0

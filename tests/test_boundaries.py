@@ -27,7 +27,10 @@ def test_moving_wall_couette(cpu, collision):
     case = make_case(
         name="couette",
         flow={"speed_m_s": 1.0, "reynolds": 10.0, "initial": "rest"},
-        domain={"size_m": [0.25, 1.0, 0.0625], "boundaries": {**CHANNEL, "y_min": "moving", "y_max": "noslip"}},
+        domain={
+            "size_m": [0.25, 1.0, 0.0625],
+            "boundaries": {**CHANNEL, "y_min": "moving", "y_max": "noslip"},
+        },
         body={"reference_length_m": 1.0},
         resolution={"cells_per_length": 16, "u_lattice": 0.05, "collision": collision},
     )
@@ -44,8 +47,16 @@ def test_free_slip_symmetry_plane(cpu):
     h, nu, g = 0.05, 1e-3, 0.04
     case = make_case(
         name="halfchannel",
-        flow={"speed_m_s": g * h**2 / (2 * nu), "nu_m2_s": nu, "body_accel_m_s2": [g, 0.0, 0.0], "initial": "rest"},
-        domain={"size_m": [0.0125, h, 0.00417], "boundaries": {**CHANNEL, "y_min": "noslip", "y_max": "freeslip"}},
+        flow={
+            "speed_m_s": g * h**2 / (2 * nu),
+            "nu_m2_s": nu,
+            "body_accel_m_s2": [g, 0.0, 0.0],
+            "initial": "rest",
+        },
+        domain={
+            "size_m": [0.0125, h, 0.00417],
+            "boundaries": {**CHANNEL, "y_min": "noslip", "y_max": "freeslip"},
+        },
         body={"reference_length_m": h},
         resolution={"cells_per_length": 12},
     )
@@ -63,9 +74,17 @@ def test_empty_tunnel_keeps_uniform_flow(cpu):
     case = make_case(
         name="tunnel",
         flow={"speed_m_s": 10.0, "nu_m2_s": 0.1, "initial": "inflow"},
-        domain={"size_m": [2.0, 0.5, 0.5], "boundaries": {"x_min": "inlet", "x_max": "outflow",
-                                                         "y_min": "freeslip", "y_max": "freeslip",
-                                                         "z_min": "freeslip", "z_max": "freeslip"}},
+        domain={
+            "size_m": [2.0, 0.5, 0.5],
+            "boundaries": {
+                "x_min": "inlet",
+                "x_max": "outflow",
+                "y_min": "freeslip",
+                "y_max": "freeslip",
+                "z_min": "freeslip",
+                "z_max": "freeslip",
+            },
+        },
         body={"reference_length_m": 0.5},
         resolution={"cells_per_length": 8, "u_lattice": 0.05},
     )
@@ -92,10 +111,23 @@ def test_interpolated_bounce_back_places_an_off_grid_wall(cpu, wall_cells):
     for rule in ("interpolated", "halfway"):
         case = make_case(
             name="offgrid",
-            flow={"speed_m_s": g / (8 * nu), "nu_m2_s": nu, "body_accel_m_s2": [g, 0.0, 0.0], "initial": "rest"},
-            domain={"size_m": [0.25, 1.0, 0.0625], "boundaries": {**CHANNEL, "y_min": "noslip", "y_max": "noslip"}},
-            body={"shape": "box", "center_m": [0.125, (y_w - 1.0) / 2, 0.03125], "size_m": [10.0, 1.0 + y_w, 10.0],
-                  "reference_length_m": 1.0, "bounce_back": rule},
+            flow={
+                "speed_m_s": g / (8 * nu),
+                "nu_m2_s": nu,
+                "body_accel_m_s2": [g, 0.0, 0.0],
+                "initial": "rest",
+            },
+            domain={
+                "size_m": [0.25, 1.0, 0.0625],
+                "boundaries": {**CHANNEL, "y_min": "noslip", "y_max": "noslip"},
+            },
+            body={
+                "shape": "box",
+                "center_m": [0.125, (y_w - 1.0) / 2, 0.03125],
+                "size_m": [10.0, 1.0 + y_w, 10.0],
+                "reference_length_m": 1.0,
+                "bounce_back": rule,
+            },
             resolution={"cells_per_length": 16},
         )
         sim = Simulation(case, cpu)

@@ -16,9 +16,17 @@ from solver.config import body_acceleration_m_s2, load_case
 from solver.simulation import Simulation
 
 CHANNEL = str(ROOT / "cases" / "channel.yaml")
-TINY = ["resolution.cells_per_length=4", "run.max_steps=200", "run.check_every=50",
-        "run.convergence.window_steps=50", "run.average_from_step=100", "run.average_steps=100",
-        "run.sample_every=50", "output.images=false", "output.fields=false"]
+TINY = [
+    "resolution.cells_per_length=4",
+    "run.max_steps=200",
+    "run.check_every=50",
+    "run.convergence.window_steps=50",
+    "run.average_from_step=100",
+    "run.average_steps=100",
+    "run.sample_every=50",
+    "output.images=false",
+    "output.fields=false",
+]
 
 
 def test_reynolds_tau_drives_the_channel_with_its_pressure_gradient():
@@ -49,13 +57,16 @@ def test_channel_summary_has_cf_and_reynolds_numbers(tmp_path):
     assert math.isfinite(s["cf"]) and s["cd"] is None
 
 
-@pytest.mark.parametrize("args, key", [
-    (["domain.boundaries.y_min=freeslip"], "flow.reynolds_tau"),
-    (["flow.body_accel_m_s2=[1.0,0.0,0.0]"], "flow.reynolds_tau"),
-    (["flow.reynolds_tau=-5"], "flow.reynolds_tau"),
-    (["walls.model=wallfunction"], "walls.model"),
-    (["walls.sample_cells=0"], "walls.sample_cells"),
-])
+@pytest.mark.parametrize(
+    "args, key",
+    [
+        (["domain.boundaries.y_min=freeslip"], "flow.reynolds_tau"),
+        (["flow.body_accel_m_s2=[1.0,0.0,0.0]"], "flow.reynolds_tau"),
+        (["flow.reynolds_tau=-5"], "flow.reynolds_tau"),
+        (["walls.model=wallfunction"], "walls.model"),
+        (["walls.sample_cells=0"], "walls.sample_cells"),
+    ],
+)
 def test_bad_channel_keys_are_one_line_exit_2(tmp_path, capsys, args, key):
     out = tmp_path / "never"
     assert run_case.main([CHANNEL, *args, "--out", str(out)]) == 2

@@ -12,7 +12,9 @@ def test_a_foreign_root_handler_takes_the_commands_format():
     root = logging.getLogger()
     level = root.level
     foreign = logging.StreamHandler(io.StringIO())
-    foreign.setFormatter(logging.Formatter("[%(asctime)s] [%(levelname)8s] %(filename)s:%(lineno)d - %(message)s"))
+    foreign.setFormatter(
+        logging.Formatter("[%(asctime)s] [%(levelname)8s] %(filename)s:%(lineno)d - %(message)s")
+    )
     root.addHandler(foreign)
     try:
         configure_logging()

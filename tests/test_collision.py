@@ -24,8 +24,9 @@ def _random_state(shape, seed=0, u_scale=0.05):
     return f + 2e-3 * rng.standard_normal((19, *shape)) * W
 
 
-@pytest.mark.parametrize("cs_smag, g", [(0.0, (0.0, 0.0, 0.0)), (0.17, (0.0, 0.0, 0.0)),
-                                        (0.0, (2e-4, -1e-4, 5e-5))])
+@pytest.mark.parametrize(
+    "cs_smag, g", [(0.0, (0.0, 0.0, 0.0)), (0.17, (0.0, 0.0, 0.0)), (0.0, (2e-4, -1e-4, 5e-5))]
+)
 def test_entropic_step_matches_numpy_oracle(cpu, cs_smag, g):
     """A random non-equilibrium state (|u| ~ 0.05) on a 7x5x4 periodic box, tau0 = 0.5001:
     one kernel step (closed-form moments, float32) equals the textbook step (Newton with numpy's
@@ -50,13 +51,15 @@ def test_entropic_step_conserves_mass_and_momentum(cpu):
 def test_entropic_equilibrium_at_rest_is_the_weights_and_moves_exactly(cpu):
     """At rest E = w; a uniform flow is a fixed point of the kernel's step (to round-off)."""
     assert np.allclose(entropic_equilibrium(1.0, np.zeros(3)), lattice.W, atol=1e-15)
-    f = np.broadcast_to(entropic_equilibrium(1.02, np.array([0.1, -0.03, 0.02]))[:, None, None, None],
-                        (19, 3, 3, 3)).copy()
+    f = np.broadcast_to(
+        entropic_equilibrium(1.02, np.array([0.1, -0.03, 0.02]))[:, None, None, None], (19, 3, 3, 3)
+    ).copy()
     got = run_periodic_step(cpu, f, 0.5000003, 0.16, collision="entropic")
     assert np.max(np.abs(got - f) / W) < 1e-6
 
 
 # ---- von Neumann analysis --------------------------------------------------------------------
+
 
 def _bgk_collide(f, omega):
     rho = f.sum()

@@ -12,8 +12,8 @@ import time
 
 import numpy as np
 import pytest
-
 from conftest import ROOT, generate, tiny_sweep
+
 
 # ---- design of experiments -------------------------------------------------------------------
 def test_sobol_points_are_a_sequence_within_bounds_and_lhs_is_stratified():
@@ -25,7 +25,12 @@ def test_sobol_points_are_a_sequence_within_bounds_and_lhs_is_stratified():
     p32 = design_points(ranges, "sobol", 32, seed=4)
     np.testing.assert_array_equal(p16, p32[:16])  # a dataset grows by raising n_samples
     assert np.all(p32[:, 1] == 5.0)
-    assert p32[:, 0].min() >= 1.0 and p32[:, 0].max() <= 2.0 and p32[:, 2].min() >= -1.0 and p32[:, 2].max() <= 3.0
+    assert (
+        p32[:, 0].min() >= 1.0
+        and p32[:, 0].max() <= 2.0
+        and p32[:, 2].min() >= -1.0
+        and p32[:, 2].max() <= 3.0
+    )
     assert not np.array_equal(p16, design_points(ranges, "sobol", 16, seed=5))
     lhs = design_points(ranges, "lhs", 10, seed=0)
     for axis, r in ((0, ranges[0]), (2, ranges[2])):  # one point in each tenth of every open range
@@ -33,15 +38,18 @@ def test_sobol_points_are_a_sequence_within_bounds_and_lhs_is_stratified():
         assert sorted(bins) == list(range(10))
 
 
-@pytest.mark.parametrize("override, key", [
-    ("family=boat", "family"),
-    ("+parameters.wheel_count=[1,2]", "parameters.wheel_count"),
-    ("+parameters.length_m=[3.0,4.5]", "parameters.length_m"),
-    ("sampler.method=grid", "sampler.method"),
-    ("sampler.n_samples=0", "sampler.n_samples"),
-    ("record.sdf_shape=[4,4]", "record.sdf_shape"),
-    ("executor.kind=slurm", "executor.kind"),
-])
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ("family=boat", "family"),
+        ("+parameters.wheel_count=[1,2]", "parameters.wheel_count"),
+        ("+parameters.length_m=[3.0,4.5]", "parameters.length_m"),
+        ("sampler.method=grid", "sampler.method"),
+        ("sampler.n_samples=0", "sampler.n_samples"),
+        ("record.sdf_shape=[4,4]", "record.sdf_shape"),
+        ("executor.kind=slurm", "executor.kind"),
+    ],
+)
 def test_bad_sweep_keys_are_one_line_exit_2(tmp_path, capsys, override, key):
     out = tmp_path / "ds"
     assert generate([tiny_sweep(tmp_path), override, "--out", out]) == 2
@@ -68,7 +76,9 @@ def test_signed_distance_and_surface_points_on_a_sphere():
     radius = np.linalg.norm(sample.points_m - centre, axis=1)
     assert radius.min() > 0.998 and radius.max() < 1.0 + 1e-9
     assert np.mean(np.sum(sample.normals * (sample.points_m - centre), axis=1)) > 0.998  # outward
-    octant = np.sum(sample.points_m - centre > 0, axis=1) == 3  # area-weighted: an eighth in each octant
+    octant = (
+        np.sum(sample.points_m - centre > 0, axis=1) == 3
+    )  # area-weighted: an eighth in each octant
     assert abs(octant.mean() - 1 / 8) < 0.02
 
 
@@ -89,9 +99,17 @@ def test_sweep_writes_the_documented_schema(tmp_path):
     assert s.solver_version == __version__ and s.parameter_units[0] == "m"
     # Cd is the mean of the recorded history over the reported window
     steps, averaged = int(s.scalars["steps"]), int(s.scalars["averaged_steps"])
-    window = s.cd_history[steps - averaged:] if averaged else s.cd_history[-100:]
+    window = s.cd_history[steps - averaged :] if averaged else s.cd_history[-100:]
     assert len(s.cd_history) == steps and s.scalars["cd"] == pytest.approx(window.mean(), rel=1e-5)
-    for key in ("cl", "frontal_area_m2", "reynolds", "mach", "cells_per_length", "dx_m", "converged"):
+    for key in (
+        "cl",
+        "frontal_area_m2",
+        "reynolds",
+        "mach",
+        "cells_per_length",
+        "dx_m",
+        "converged",
+    ):
         assert key in s.scalars
     assert s.scalars["reynolds"] == pytest.approx(30.0 * 4.5 / 1.5e-5)
     # surface points: unit normals; Cp near stagnation on the nose; NaN only where no fluid cell
@@ -103,7 +121,9 @@ def test_sweep_writes_the_documented_schema(tmp_path):
     assert known.mean() > 0.7 and np.all(s.point_normals[~known, 2] < -0.5)  # the unknown face down
     n, cp = s.point_normals, s.point_cp
     front, rear, roof = (known & m for m in (n[:, 0] < -0.7, n[:, 0] > 0.7, n[:, 2] > 0.9))
-    assert np.median(cp[roof]) < 0 and np.median(cp[rear]) < np.median(cp[front])  # roof suction, base
+    assert np.median(cp[roof]) < 0 and np.median(cp[rear]) < np.median(
+        cp[front]
+    )  # roof suction, base
     assert s.scalars["cd_pressure"] > 0
     # the SDF: negative inside the car (a point mid-body), positive at the grid's corners
     nz, ny, nx = s.sdf_m.shape
@@ -113,7 +133,9 @@ def test_sweep_writes_the_documented_schema(tmp_path):
     assert s.sdf_m[int(round(middle[2])), int(round(middle[1])), int(round(middle[0]))] < -0.1
     assert s.sdf_m[0, 0, 0] > 0 and s.sdf_m[-1, -1, -1] > 0
     # time-averaged fields on the strided grid, the body marked solid, the free stream at inflow
-    assert s.fields_time_averaged and s.velocity_m_s.shape[1:] == s.pressure_pa.shape == s.solid.shape
+    assert (
+        s.fields_time_averaged and s.velocity_m_s.shape[1:] == s.pressure_pa.shape == s.solid.shape
+    )
     assert s.solid.any() and abs(float(s.velocity_m_s[0, :, :, 0].mean()) - 30.0) < 1.5
     assert set(s.timings_s) == set(STAGES)
     index = (out / "index.csv").read_text().splitlines()
@@ -127,15 +149,23 @@ def test_kill_9_then_rerun_finishes_without_recomputing(tmp_path):
     finishes the rest; the finished files are not touched, nothing is duplicated."""
     sweep = tiny_sweep(tmp_path, name="killed", n=4, cells=16, steps=2500)
     out = tmp_path / "ds"
-    proc = subprocess.Popen([sys.executable, str(ROOT / "generate_dataset.py"), str(sweep), "--out", str(out)],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "generate_dataset.py"), str(sweep), "--out", str(out)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     first = out / "samples" / "sample_00000.h5"
     deadline = time.monotonic() + 120
     while not first.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    done_before = {p.name: (p.stat().st_ino, p.stat().st_mtime_ns) for p in (out / "samples").glob("sample_*.h5")}
+    done_before = {
+        p.name: (p.stat().st_ino, p.stat().st_mtime_ns)
+        for p in (out / "samples").glob("sample_*.h5")
+    }
     assert "sample_00000.h5" in done_before and len(done_before) < 4, "the kill came mid-sweep"
     assert generate([sweep, "--out", out]) == 0
     files = sorted(p.name for p in (out / "samples").iterdir())
@@ -166,8 +196,15 @@ def test_damaged_sample_is_detected_and_redone_alone(tmp_path, caplog):
 def test_failed_samples_are_recorded_counted_and_kept(tmp_path):
     """BGK at tau 0.51 and Mach 0.29 without a subgrid model blows up: every sample fails with
     'diverged', the sweep ends normally, a rerun keeps the failures, --retry-failed redoes them."""
-    sweep = tiny_sweep(tmp_path, n=2, steps=2000, extra_case={
-        "resolution": {"smagorinsky_cs": 0.0, "u_lattice": 0.17}, "flow": {"nu_m2_s": 0.25}})
+    sweep = tiny_sweep(
+        tmp_path,
+        n=2,
+        steps=2000,
+        extra_case={
+            "resolution": {"smagorinsky_cs": 0.0, "u_lattice": 0.17},
+            "flow": {"nu_m2_s": 0.25},
+        },
+    )
     out = tmp_path / "ds"
     assert generate([sweep, "--out", out]) == 0
     summary = json.loads((out / "sweep_summary.json").read_text())
@@ -197,7 +234,9 @@ def test_another_config_in_the_same_folder_is_refused_unless_overwrite(tmp_path,
 
 # ---- on many machines ------------------------------------------------------------------------
 def test_four_samples_through_a_local_ray(tmp_path):
-    pytest.importorskip("ray", reason="Ray is the [dist] extra; make test installs it through [dev]")
+    pytest.importorskip(
+        "ray", reason="Ray is the [dist] extra; make test installs it through [dev]"
+    )
     sweep = tiny_sweep(tmp_path, name="ray", n=4, executor={"kind": "ray", "workers": 2})
     out = tmp_path / "ds"
     assert generate([sweep, "--out", out]) == 0

@@ -18,15 +18,30 @@ def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path):
     nose to the tail, and the roof and the sides, parallel to the flow, take no pressure drag.
     surface.vtp carries the parts for ParaView (cell array part, names in the field data)."""
     out = tmp_path / "ahmed"
-    args = [str(ROOT / "cases" / "ahmed.yaml"), "resolution.cells_per_length=20", "resolution.min_gap_cells=0.5",
-            "run.max_steps=400", "run.average_from_step=200", "run.average_steps=200",
-            "output.fields=false", "output.images=false", "--backend", "cpu", "--out", str(out)]
+    args = [
+        str(ROOT / "cases" / "ahmed.yaml"),
+        "resolution.cells_per_length=20",
+        "resolution.min_gap_cells=0.5",
+        "run.max_steps=400",
+        "run.average_from_step=200",
+        "run.average_steps=200",
+        "output.fields=false",
+        "output.images=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run_case.main(args) == 0
     info = json.loads((out / "summary.json").read_text())
     parts = info["cd_parts"]
     assert list(parts) == ["forebody", "roof", "sides", "underbody", "slant", "base", "stilts"]
-    assert sum(p["pressure"] for p in parts.values()) == pytest.approx(info["cd_pressure"], rel=1e-6)
-    assert sum(p["friction"] for p in parts.values()) == pytest.approx(info["cd_friction"], rel=1e-6)
+    assert sum(p["pressure"] for p in parts.values()) == pytest.approx(
+        info["cd_pressure"], rel=1e-6
+    )
+    assert sum(p["friction"] for p in parts.values()) == pytest.approx(
+        info["cd_friction"], rel=1e-6
+    )
     assert abs(parts["roof"]["pressure"]) < 1e-9 and abs(parts["sides"]["pressure"]) < 1e-9
     assert parts["forebody"]["pressure"] > 0.0 and parts["base"]["pressure"] > 0.0
     cumulative = info["cd_cumulative"]
@@ -55,10 +70,19 @@ def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
     from solver.run import Runner
     from solver.simulation import FORCE_PRESSURE, Simulation
 
-    case = load_case(ROOT / "cases" / "ahmed.yaml",
-                     ["resolution.cells_per_length=20", "resolution.min_gap_cells=0.5", f"walls.body_rule={rule}",
-                      "run.max_steps=400", "run.average_from_step=200", "run.average_steps=200", "run.sample_every=1"],
-                     schema=run_case.CASE_SCHEMA)
+    case = load_case(
+        ROOT / "cases" / "ahmed.yaml",
+        [
+            "resolution.cells_per_length=20",
+            "resolution.min_gap_cells=0.5",
+            f"walls.body_rule={rule}",
+            "run.max_steps=400",
+            "run.average_from_step=200",
+            "run.average_steps=200",
+            "run.sample_every=1",
+        ],
+        schema=run_case.CASE_SCHEMA,
+    )
     mesh = run_case.case_mesh(case)
     sim = Simulation(case, cpu, mesh)
     sim.attach_surface(mesh.vertices_m, mesh.faces, *mesh.parts())
@@ -66,7 +90,10 @@ def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
     area = sim.surface.area.astype(np.float64)
     norm2 = np.einsum("sa,sa->s", area, area)
     used = norm2 > 0.05
-    reported = -np.einsum("sa,sa->s", result.slot_force_mean_lattice[:, FORCE_PRESSURE], area)[used] / norm2[used]
+    reported = (
+        -np.einsum("sa,sa->s", result.slot_force_mean_lattice[:, FORCE_PRESSURE], area)[used]
+        / norm2[used]
+    )
     cells = np.argwhere(sim.slot_host >= 0)
     rho = np.empty(len(cells))
     rho[sim.slot_host[tuple(cells.T)]] = result.mean_fields.rho[tuple(cells.T)]

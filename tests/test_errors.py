@@ -14,8 +14,13 @@ from shapes.errors import MeshError
 from solver.errors import SlipstreamError
 
 #: Each command script and the function it reads its config with.
-COMMANDS = [("run_case", "load_case"), ("generate_dataset", "load_sweep"), ("train_surrogate", "load_train_config"),
-            ("optimize_shape", "load_optimize_config"), ("run_pipeline", "load_pipeline")]
+COMMANDS = [
+    ("run_case", "load_case"),
+    ("generate_dataset", "load_sweep"),
+    ("train_surrogate", "load_train_config"),
+    ("optimize_shape", "load_optimize_config"),
+    ("run_pipeline", "load_pipeline"),
+]
 
 
 def test_a_mesh_error_is_a_slipstream_error():
@@ -23,7 +28,9 @@ def test_a_mesh_error_is_a_slipstream_error():
 
 
 @pytest.mark.parametrize("command, loader", COMMANDS)
-def test_every_command_ends_a_mesh_error_in_one_line_and_exit_2(command, loader, tmp_path, monkeypatch, capsys):
+def test_every_command_ends_a_mesh_error_in_one_line_and_exit_2(
+    command, loader, tmp_path, monkeypatch, capsys
+):
     pytest.importorskip("paddle")
     module = importlib.import_module(command)
 
@@ -36,7 +43,9 @@ def test_every_command_ends_a_mesh_error_in_one_line_and_exit_2(command, loader,
     assert err == ["error: mesh file 'car.stl' does not exist: check geometry.path"]
 
 
-def test_drag_area_on_a_dataset_without_a_reference_length_is_one_line_exit_2(tmp_path, tiny_paramnet, capsys):
+def test_drag_area_on_a_dataset_without_a_reference_length_is_one_line_exit_2(
+    tmp_path, tiny_paramnet, capsys
+):
     """The dataset's case leaves body.reference_length_m to each car's mesh: the optimizer reads
     it through the solver's loader and refuses the drag-area objective, which needs the dataset's
     dx, in one line instead of a TypeError."""
@@ -52,8 +61,16 @@ def test_drag_area_on_a_dataset_without_a_reference_length_is_one_line_exit_2(tm
     case["body"]["reference_length_m"] = None
     (data / "case.yaml").write_text(yaml.safe_dump(case))
     config = tmp_path / "opt.yaml"
-    config.write_text(yaml.safe_dump({"name": "toy", "model": str(model), "objective": "drag_area",
-                                      "verify": {"top_k": 1, "backend": "cpu"}}))
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "name": "toy",
+                "model": str(model),
+                "objective": "drag_area",
+                "verify": {"top_k": 1, "backend": "cpu"},
+            }
+        )
+    )
     assert main([str(config), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "body.reference_length_m unset" in err[0]

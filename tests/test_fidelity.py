@@ -14,8 +14,14 @@ from solver.errors import ConfigError
 from solver.simulation import Simulation
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
-TUNNEL = {"x_min": "inlet", "x_max": "outflow", "y_min": "freeslip", "y_max": "freeslip",
-          "z_min": "noslip", "z_max": "freeslip"}
+TUNNEL = {
+    "x_min": "inlet",
+    "x_max": "outflow",
+    "y_min": "freeslip",
+    "y_max": "freeslip",
+    "z_min": "noslip",
+    "z_max": "freeslip",
+}
 
 
 def box_case(bottom_m: float, **resolution):
@@ -25,7 +31,13 @@ def box_case(bottom_m: float, **resolution):
         flow={"speed_m_s": 10.0, "nu_m2_s": 1.5e-5},
         domain={"size_m": [6.0, 3.0, 2.0], "boundaries": TUNNEL},
         body={"shape": "box", "center_m": [2.0, 1.5, bottom_m + 0.2], "size_m": [1.0, 0.6, 0.4]},
-        resolution={"cells_per_length": 10, "u_lattice": 0.05, "smagorinsky_cs": 0.16, **resolution})
+        resolution={
+            "cells_per_length": 10,
+            "u_lattice": 0.05,
+            "smagorinsky_cs": 0.16,
+            **resolution,
+        },
+    )
 
 
 def test_gap_blockage_and_distances_of_a_box(cpu):
@@ -54,21 +66,42 @@ def test_a_gap_under_min_gap_cells_is_refused_naming_the_fix(cpu):
     with pytest.raises(ConfigError) as err:
         Simulation(box_case(0.16), cpu)
     message = str(err.value)
-    assert "1.60 cells" in message and "resolution.cells_per_length" in message and "z_min" in message
+    assert (
+        "1.60 cells" in message and "resolution.cells_per_length" in message and "z_min" in message
+    )
     assert "at least 13" in message
-    assert Simulation(box_case(0.16, min_gap_cells=1.0), cpu).fidelity.gap_cells == pytest.approx(1.6, abs=1e-3)
+    assert Simulation(box_case(0.16, min_gap_cells=1.0), cpu).fidelity.gap_cells == pytest.approx(
+        1.6, abs=1e-3
+    )
 
 
 def test_summary_states_the_fidelity(tmp_path, caplog):
     out = tmp_path / "box"
-    args = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8",
-            "resolution.min_gap_cells=0", "run.max_steps=20", "output.images=false", "output.fields=false",
-            "--backend", "cpu", "--out", str(out)]
+    args = [
+        str(ROOT / "cases" / "windtunnel_box.yaml"),
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=20",
+        "output.images=false",
+        "output.fields=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     with caplog.at_level("INFO"):
         assert run_case.main(args) == 0
     summary = json.loads((out / "summary.json").read_text())
-    for key in ("gap_cells", "gap_face", "blockage", "inlet_distance_lengths", "outflow_distance_lengths",
-                "converged", "collision", "min_gap_cells"):
+    for key in (
+        "gap_cells",
+        "gap_face",
+        "blockage",
+        "inlet_distance_lengths",
+        "outflow_distance_lengths",
+        "converged",
+        "collision",
+        "min_gap_cells",
+    ):
         assert key in summary
     text = caplog.text
     assert "fidelity: narrowest gap" in text and "min_gap_cells = 0 is below the default" in text

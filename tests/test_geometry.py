@@ -27,44 +27,69 @@ def test_sphere_cells_fill_its_volume():
     assert inside.sum() == pytest.approx(4 / 3 * math.pi * 16**3, rel=0.01)
 
 
-@pytest.mark.parametrize("body, area", [
-    ({"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.1}, math.pi * 0.01),
-    ({"shape": "sphere", "center_m": [0.5, 0.5, 0.0], "radius_m": 0.1}, math.pi * 0.01 / 2),
-    ({"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.1, "axis": "z"}, 0.2 * 1.0),
-    ({"shape": "cylinder", "center_m": [0.5, 0.05, 0.5], "radius_m": 0.1, "axis": "z"}, 0.15 * 1.0),
-    ({"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.1, "axis": "x"}, math.pi * 0.01),
-    ({"shape": "box", "center_m": [0.5, 0.5, 0.1], "size_m": [0.4, 0.2, 0.3]}, 0.2 * 0.25),
-])
+@pytest.mark.parametrize(
+    "body, area",
+    [
+        ({"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.1}, math.pi * 0.01),
+        ({"shape": "sphere", "center_m": [0.5, 0.5, 0.0], "radius_m": 0.1}, math.pi * 0.01 / 2),
+        (
+            {"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.1, "axis": "z"},
+            0.2 * 1.0,
+        ),
+        (
+            {"shape": "cylinder", "center_m": [0.5, 0.05, 0.5], "radius_m": 0.1, "axis": "z"},
+            0.15 * 1.0,
+        ),
+        (
+            {"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.1, "axis": "x"},
+            math.pi * 0.01,
+        ),
+        ({"shape": "box", "center_m": [0.5, 0.5, 0.1], "size_m": [0.4, 0.2, 0.3]}, 0.2 * 0.25),
+    ],
+)
 def test_frontal_area_clipped_to_the_domain(body, area):
     assert _primitive(**body).frontal_area(LO, HI) == pytest.approx(area, rel=1e-5)
 
 
 def test_a_body_smaller_than_a_cell_is_refused(cpu):
-    case = make_case(name="tiny", flow={"reynolds": 10.0},
-                     domain={"size_m": [1.0, 1.0, 1.0]},
-                     body={"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.004,
-                           "reference_length_m": 0.5},
-                     resolution={"cells_per_length": 8})
+    case = make_case(
+        name="tiny",
+        flow={"reynolds": 10.0},
+        domain={"size_m": [1.0, 1.0, 1.0]},
+        body={
+            "shape": "sphere",
+            "center_m": [0.5, 0.5, 0.5],
+            "radius_m": 0.004,
+            "reference_length_m": 0.5,
+        },
+        resolution={"cells_per_length": 8},
+    )
     with pytest.raises(ConfigError, match="cells_per_length"):
         Simulation(case, cpu)
 
 
-@pytest.mark.parametrize("override, key", [
-    ({"domain": {"size_m": [float("inf"), 1.0, 1.0]}}, "domain.size_m"),
-    ({"body": {"shape": "sphere", "radius_m": float("nan")}}, "body.radius_m"),
-    ({"flow": {"reynolds": 10.0, "initial": "taylor_green"}}, "flow.initial"),
-])
+@pytest.mark.parametrize(
+    "override, key",
+    [
+        ({"domain": {"size_m": [float("inf"), 1.0, 1.0]}}, "domain.size_m"),
+        ({"body": {"shape": "sphere", "radius_m": float("nan")}}, "body.radius_m"),
+        ({"flow": {"reynolds": 10.0, "initial": "taylor_green"}}, "flow.initial"),
+    ],
+)
 def test_config_rejects_non_finite_and_inconsistent_values(override, key):
     sections = {"name": "bad", "flow": {"reynolds": 10.0}, **override}
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         make_case(**sections)
 
 
-@pytest.mark.parametrize("body", [
-    {"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.23},
-    {"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.23, "axis": "y"},
-    {"shape": "box", "center_m": [0.5, 0.5, 0.5], "size_m": [0.3, 0.4, 0.5]},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.23},
+        {"shape": "cylinder", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.23, "axis": "y"},
+        {"shape": "box", "center_m": [0.5, 0.5, 0.5], "size_m": [0.3, 0.4, 0.5]},
+    ],
+)
 def test_wall_fraction_lands_on_the_surface(body):
     """Segments from outside to inside: start + q link lies on the surface."""
     primitive = _primitive(**body)

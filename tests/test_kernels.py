@@ -1,4 +1,5 @@
-"""The kernels against an independent NumPy D3Q19 step, and the lattice tables against the header."""
+"""The kernels against an independent NumPy D3Q19 step, and the lattice tables against the
+header."""
 
 from __future__ import annotations
 
@@ -46,7 +47,10 @@ def _random_state(shape, seed=0):
     rng = np.random.default_rng(seed)
     rho = 1 + 0.01 * rng.standard_normal(shape)
     u = 0.05 * rng.standard_normal((3, *shape))
-    f = equilibrium(rho, u) + 2e-3 * rng.standard_normal((19, *shape)) * lattice.W[:, None, None, None]
+    f = (
+        equilibrium(rho, u)
+        + 2e-3 * rng.standard_normal((19, *shape)) * lattice.W[:, None, None, None]
+    )
     return f
 
 
@@ -73,10 +77,14 @@ def test_bulk_rows_of_any_length_match_the_oracle(cpu, nx):
     shape = (2, 2, nx)
     f = _random_state(shape, seed=nx)
     got = run_periodic_step(cpu, f, 0.62, 0.17)
-    assert np.max(np.abs(got - step_periodic(f, 0.62, 0.17)) / lattice.W[:, None, None, None]) < 2e-6
+    assert (
+        np.max(np.abs(got - step_periodic(f, 0.62, 0.17)) / lattice.W[:, None, None, None]) < 2e-6
+    )
     f = np.empty((19, *shape))
     for idx in np.ndindex(shape):
-        f[(slice(None), *idx)] = entropic_equilibrium(1 + 0.01 * rng.standard_normal(), 0.05 * rng.standard_normal(3))
+        f[(slice(None), *idx)] = entropic_equilibrium(
+            1 + 0.01 * rng.standard_normal(), 0.05 * rng.standard_normal(3)
+        )
     f += 2e-3 * rng.standard_normal(f.shape) * lattice.W[:, None, None, None]
     got = run_periodic_step(cpu, f, 0.5001, 0.17, collision="entropic")
     ref = step_periodic_entropic(f, 0.5001, 0.17)

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 import yaml
-from viz.numbers import coefficient
 
+from viz.numbers import coefficient
 
 paddle = pytest.importorskip("paddle")
 
@@ -22,23 +22,35 @@ def optimize(args: list) -> int:
 
 
 # ---- the searches ----------------------------------------------------------------------------
-@pytest.mark.parametrize("target, expected", [
-    ([0.3, 0.8, 0.55], [0.3, 0.8, 0.55]),    # inside the cube
-    ([1.3, 0.2, -0.4], [1.0, 0.2, 0.0]),     # two coordinates beyond the bounds: the optimum lies on them
-])
+@pytest.mark.parametrize(
+    "target, expected",
+    [
+        ([0.3, 0.8, 0.55], [0.3, 0.8, 0.55]),  # inside the cube
+        (
+            [1.3, 0.2, -0.4],
+            [1.0, 0.2, 0.0],
+        ),  # two coordinates beyond the bounds: the optimum lies on them
+    ],
+)
 def test_both_optimizers_find_the_optimum_of_a_quadratic(target, expected):
     from optimize.search import cmaes, projected_adam
 
     c = np.array(target)
     weights = np.array([1.0, 3.0, 0.5])
-    result = cmaes(lambda u: np.sum(weights * (u - c) ** 2, axis=1), np.full(3, 0.5), 0.3, 3000, seed=0)
+    result = cmaes(
+        lambda u: np.sum(weights * (u - c) ** 2, axis=1), np.full(3, 0.5), 0.3, 3000, seed=0
+    )
     np.testing.assert_allclose(result.best, expected, atol=2e-3)
     assert np.all((result.points >= 0) & (result.points <= 1))
     c_t, w_t = paddle.to_tensor(c.astype(np.float32)), paddle.to_tensor(weights.astype(np.float32))
     starts = np.random.default_rng(0).random((4, 3))
-    descent = projected_adam(lambda u: ((u - c_t) ** 2 * w_t).sum(axis=1), starts, steps=400, learning_rate=0.02)
+    descent = projected_adam(
+        lambda u: ((u - c_t) ** 2 * w_t).sum(axis=1), starts, steps=400, learning_rate=0.02
+    )
     np.testing.assert_allclose(descent.best, expected, atol=2e-3)
-    again = cmaes(lambda u: np.sum(weights * (u - c) ** 2, axis=1), np.full(3, 0.5), 0.3, 3000, seed=0)
+    again = cmaes(
+        lambda u: np.sum(weights * (u - c) ** 2, axis=1), np.full(3, 0.5), 0.3, 3000, seed=0
+    )
     np.testing.assert_array_equal(result.points, again.points)  # seeded: repeatable
 
 
@@ -59,8 +71,12 @@ def test_a_constraint_holds_at_the_result():
     from shapes.car import PARAMETERS
 
     trained = [{"name": p.name, "unit": p.unit, "low": p.low, "high": p.high} for p in PARAMETERS]
-    config = OptimizeConfig(fixed=[p.name for p in PARAMETERS if p.name not in ("backlight_angle_deg", "boat_tail_deg")],
-                            constraints=[ConstraintConfig(quantity="backlight_angle_deg", max=30.0)])
+    config = OptimizeConfig(
+        fixed=[
+            p.name for p in PARAMETERS if p.name not in ("backlight_angle_deg", "boat_tail_deg")
+        ],
+        constraints=[ConstraintConfig(quantity="backlight_angle_deg", max=30.0)],
+    )
     space = make_design_space(config, "car", trained)
     b, t = space.names.index("backlight_angle_deg"), space.names.index("boat_tail_deg")
 
@@ -69,7 +85,13 @@ def test_a_constraint_holds_at_the_result():
         return cd, np.full(len(params), 0.005)
 
     problem = Problem(space, config, predict)
-    result = cmaes(lambda u: problem.evaluate(space.to_params(u)).score, space.to_unit(space.baseline)[0], 0.3, 2000, 0)
+    result = cmaes(
+        lambda u: problem.evaluate(space.to_params(u)).score,
+        space.to_unit(space.baseline)[0],
+        0.3,
+        2000,
+        0,
+    )
     best = space.to_params(result.best)[0]
     assert best[b] <= 30.0 + 1e-3 and best[b] > 29.9 and abs(best[t] - 7.0) < 0.05
     assert problem.evaluate(best).violation[0] < 1e-4
@@ -86,31 +108,58 @@ def test_distinct_best_skips_near_duplicates_and_infeasible_points():
 
 # ---- the command -----------------------------------------------------------------------------
 def opt_yaml(tmp_path, model, **keys) -> str:
-    config = {"name": "toy", "model": str(model), "objective": "cd", "method": "cmaes", "seed": 0,
-              "cmaes": {"max_evaluations": 40}, "verify": {"top_k": 1, "backend": "cpu"}, **keys}
+    config = {
+        "name": "toy",
+        "model": str(model),
+        "objective": "cd",
+        "method": "cmaes",
+        "seed": 0,
+        "cmaes": {"max_evaluations": 40},
+        "verify": {"top_k": 1, "backend": "cpu"},
+        **keys,
+    }
     path = tmp_path / "opt.yaml"
     path.write_text(yaml.safe_dump(config))
     return str(path)
 
 
-def test_missing_model_and_impossible_constraints_are_one_line_exit_2(tmp_path, tiny_paramnet, capsys):
+def test_missing_model_and_impossible_constraints_are_one_line_exit_2(
+    tmp_path, tiny_paramnet, capsys
+):
     assert optimize([opt_yaml(tmp_path, tmp_path / "no_model"), "--out", tmp_path / "o"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not an exported surrogate" in err
     impossible = [{"quantity": "backlight_angle_deg", "min": 60.0}]
-    assert optimize([opt_yaml(tmp_path, tiny_paramnet, constraints=impossible), "--out", tmp_path / "o"]) == 2
+    assert (
+        optimize(
+            [opt_yaml(tmp_path, tiny_paramnet, constraints=impossible), "--out", tmp_path / "o"]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "holds for none" in err and "backlight_angle_deg" in err
-    assert optimize([opt_yaml(tmp_path, tiny_paramnet), "bounds.length_m=[1,9]", "--out", tmp_path / "o"]) == 2
+    assert (
+        optimize(
+            [opt_yaml(tmp_path, tiny_paramnet), "bounds.length_m=[1,9]", "--out", tmp_path / "o"]
+        )
+        == 2
+    )
     assert "bounds.length_m" in capsys.readouterr().err
     assert not (tmp_path / "o" / "report.md").exists()
 
 
 def test_the_predictor_runtime_key_is_checked_in_one_line(tmp_path, capsys):
-    for keys, expected in (({"method": "gradient", "predictor": {"runtime": "onnxruntime"}},
-                            "key 'predictor.runtime' must be paddle with method gradient"),
-                           ({"predictor": {"runtime": "tensorrt"}}, "key 'predictor.runtime' must be one of")):
-        assert optimize([opt_yaml(tmp_path, tmp_path / "no_model", **keys), "--out", tmp_path / "o"]) == 2
+    for keys, expected in (
+        (
+            {"method": "gradient", "predictor": {"runtime": "onnxruntime"}},
+            "key 'predictor.runtime' must be paddle with method gradient",
+        ),
+        ({"predictor": {"runtime": "tensorrt"}}, "key 'predictor.runtime' must be one of"),
+    ):
+        assert (
+            optimize([opt_yaml(tmp_path, tmp_path / "no_model", **keys), "--out", tmp_path / "o"])
+            == 2
+        )
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and expected in err, err
 
@@ -126,12 +175,20 @@ def test_both_runtimes_find_the_same_best_design(tmp_path, tiny_paramnet):
     from optimize.run import search
     from surrogate.predictor import Predictor
 
-    config = load_optimize_config(opt_yaml(tmp_path, tiny_paramnet, cmaes={"max_evaluations": 600},
-                                           constraints=[{"quantity": "backlight_angle_deg", "max": 35.0}]))
+    config = load_optimize_config(
+        opt_yaml(
+            tmp_path,
+            tiny_paramnet,
+            cmaes={"max_evaluations": 600},
+            constraints=[{"quantity": "backlight_angle_deg", "max": 35.0}],
+        )
+    )
     best = {}
     for runtime in ("paddle", "onnxruntime"):
         predictor = Predictor(tiny_paramnet, runtime=runtime, device="cpu")
-        space = make_design_space(config, predictor.meta["dataset"]["family"], predictor.meta["parameters"])
+        space = make_design_space(
+            config, predictor.meta["dataset"]["family"], predictor.meta["parameters"]
+        )
 
         def predict(params, predictor=predictor):
             r = predictor.predict_parameters(params)
@@ -147,21 +204,42 @@ def test_both_runtimes_find_the_same_best_design(tmp_path, tiny_paramnet):
 @pytest.mark.parametrize("method", ["cmaes", "gradient"])
 def test_the_command_searches_verifies_and_reports(tmp_path, tiny_paramnet, method):
     out = tmp_path / "opt"
-    args = [opt_yaml(tmp_path, tiny_paramnet, method=method, gradient={"starts": 2, "steps": 20},
-                     constraints=[{"quantity": "backlight_angle_deg", "max": 35.0}]), "--out", out]
+    args = [
+        opt_yaml(
+            tmp_path,
+            tiny_paramnet,
+            method=method,
+            gradient={"starts": 2, "steps": 20},
+            constraints=[{"quantity": "backlight_angle_deg", "max": 35.0}],
+        ),
+        "--out",
+        out,
+    ]
     assert optimize(args) == 0
-    for name in ("report.md", "history.png", "best.stl", "result.json", "candidates.csv",
-                 "baseline/case.vtm", "candidate_1/case.vtm", "candidate_1/surface.vtp"):
+    for name in (
+        "report.md",
+        "history.png",
+        "best.stl",
+        "result.json",
+        "candidates.csv",
+        "baseline/case.vtm",
+        "candidate_1/case.vtm",
+        "candidate_1/surface.vtp",
+    ):
         assert (out / name).is_file(), name
     result = json.loads((out / "result.json").read_text())
     rows = list(csv.DictReader(open(out / "candidates.csv")))
-    assert [d["label"] for d in result["designs"]] == [r["label"] for r in rows] == ["baseline", "candidate_1"]
-    for d, r in zip(result["designs"], rows):
+    assert (
+        [d["label"] for d in result["designs"]]
+        == [r["label"] for r in rows]
+        == ["baseline", "candidate_1"]
+    )
+    for d, r in zip(result["designs"], rows, strict=False):
         summary = json.loads((out / d["label"] / "summary.json").read_text())
         assert d["cd_lbm"] == pytest.approx(summary["cd"]) == pytest.approx(float(r["cd_lbm"]))
         assert d["parameters"]["backlight_angle_deg"] <= 35.0 + 1e-6 or d["label"] == "baseline"
     report = (out / "report.md").read_text()
-    assert coefficient(result['designs'][1]['cd_lbm']) in report and "history.png" in report
+    assert coefficient(result["designs"][1]["cd_lbm"]) in report and "history.png" in report
     from shapes.mesh import check_mesh, read_mesh
 
     check_mesh(read_mesh(out / "best.stl"))
@@ -173,21 +251,32 @@ def test_active_learning_adds_the_verified_designs_and_retrains(tmp_path, tiny_d
     import shutil
 
     from conftest import train, train_yaml
+
     from surrogate.dataset import Dataset
 
     data = tmp_path / "data"
     shutil.copytree(tiny_dataset, data)
-    assert train([train_yaml(tmp_path, data, "paramnet", optim={"epochs": 60}), "--out", tmp_path / "pn"]) == 0
+    assert (
+        train(
+            [train_yaml(tmp_path, data, "paramnet", optim={"epochs": 60}), "--out", tmp_path / "pn"]
+        )
+        == 0
+    )
     out = tmp_path / "opt"
     assert optimize([opt_yaml(tmp_path, tmp_path / "pn" / "model", rounds=2), "--out", out]) == 0
     result = json.loads((out / "result.json").read_text())
     assert [r["round"] for r in result["rounds"]] == [1, 2]
     assert result["rounds"][1]["model"] == str(out / "round_2" / "model")
-    assert [d["label"] for d in result["designs"]] == ["baseline", "round1_candidate_1", "round2_candidate_1"]
+    assert [d["label"] for d in result["designs"]] == [
+        "baseline",
+        "round1_candidate_1",
+        "round2_candidate_1",
+    ]
     ds = Dataset(data)
     assert len(ds) == 9 and 100000 in ds.ids.tolist()
     added = ds.sample(list(ds.ids).index(100000))
     np.testing.assert_allclose(added.parameters, list(result["designs"][1]["parameters"].values()))
     assert added.scalars["cd"] == pytest.approx(result["designs"][1]["cd_lbm"], rel=1e-6)
-    assert json.loads((out / "round_2" / "model" / "surrogate.json").read_text())["training"]["init_from"] == \
-        str(tmp_path / "pn" / "model")
+    assert json.loads((out / "round_2" / "model" / "surrogate.json").read_text())["training"][
+        "init_from"
+    ] == str(tmp_path / "pn" / "model")

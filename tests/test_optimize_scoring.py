@@ -37,13 +37,16 @@ def model(params):
 
 
 def both_scores(config: OptimizeConfig, unit: np.ndarray) -> tuple[Problem, float, float]:
-    """The problem, and the score of one unit-cube point by CMA-ES's path and by the gradient path."""
+    """The problem, and the score of one unit-cube point by CMA-ES's path and by the gradient
+    path."""
     from optimize.run import gradient_score
 
     space = make_design_space(config, "car", TRAINED)
     problem = Problem(space, config, predict)
     numpy_score = float(problem.evaluate(space.to_params(unit)).score[0])
-    paddle_score = float(gradient_score(problem, model)(paddle.to_tensor(unit[None].astype(np.float32)))[0])
+    paddle_score = float(
+        gradient_score(problem, model)(paddle.to_tensor(unit[None].astype(np.float32)))[0]
+    )
     return problem, numpy_score, paddle_score
 
 
@@ -51,21 +54,26 @@ def test_both_methods_score_a_design_the_same():
     """Two violated constraints (their violations summed, then squared), kappa and a trust region
     the design lies outside: every term of the rule counts, in both paths, the same."""
     config = OptimizeConfig(
-        fixed=[n for n in NAMES if n not in ("backlight_angle_deg", "boat_tail_deg", "hood_angle_deg")],
-        constraints=[ConstraintConfig(quantity="backlight_angle_deg", max=30.0),
-                     ConstraintConfig(quantity="boat_tail_deg", min=8.0, max=10.0)],
-        uncertainty=UncertaintyConfig(kappa=2.0, max_sigma_counts=20.0))
-    unit = np.array([0.5, 0.9, 0.25])   # hood 6 deg, backlight 42 deg, boat tail 3 deg
+        fixed=[
+            n for n in NAMES if n not in ("backlight_angle_deg", "boat_tail_deg", "hood_angle_deg")
+        ],
+        constraints=[
+            ConstraintConfig(quantity="backlight_angle_deg", max=30.0),
+            ConstraintConfig(quantity="boat_tail_deg", min=8.0, max=10.0),
+        ],
+        uncertainty=UncertaintyConfig(kappa=2.0, max_sigma_counts=20.0),
+    )
+    unit = np.array([0.5, 0.9, 0.25])  # hood 6 deg, backlight 42 deg, boat tail 3 deg
     problem, numpy_score, paddle_score = both_scores(config, unit)
     params = problem.space.to_params(unit)[0]
     assert params[NAMES.index("backlight_angle_deg")] == pytest.approx(42.0)
     cd, std = predict(params[None])
-    violation = (42.0 - 30.0) / 30.0 + (8.0 - 3.0) / 8.0   # each over its own limit
+    violation = (42.0 - 30.0) / 30.0 + (8.0 - 3.0) / 8.0  # each over its own limit
     trust = (std[0] / 1e-3 - 20.0) / 20.0
     assert trust > 0
     expected = cd[0] + 2.0 * std[0] + PENALTY * (violation**2 + trust**2)
     assert numpy_score == pytest.approx(expected, rel=1e-12)
-    assert paddle_score == pytest.approx(numpy_score, rel=1e-6)   # float32 arithmetic in Paddle
+    assert paddle_score == pytest.approx(numpy_score, rel=1e-6)  # float32 arithmetic in Paddle
 
 
 def test_a_limit_of_zero_gives_a_finite_score_in_both_paths():
@@ -75,13 +83,17 @@ def test_a_limit_of_zero_gives_a_finite_score_in_both_paths():
 
     fixed = [n for n in NAMES if n != "diffuser_angle_deg"]
     on_zero = ConstraintConfig(quantity="diffuser_angle_deg", max=0.0)
-    config = OptimizeConfig(fixed=fixed, constraints=[on_zero, ConstraintConfig(quantity="volume_m3", min=0.0)])
+    config = OptimizeConfig(
+        fixed=fixed, constraints=[on_zero, ConstraintConfig(quantity="volume_m3", min=0.0)]
+    )
     space = make_design_space(config, "car", TRAINED)
     e = Problem(space, config, predict).evaluate(space.baseline)
     assert e.violation[0] == pytest.approx(4.0 / (LIMIT_FLOOR * 12.0))
     assert np.isfinite(e.score[0]) and e.score[0] > PENALTY
     unit = paddle.to_tensor(space.to_unit(space.baseline).astype(np.float32), stop_gradient=False)
-    parameters_only = OptimizeConfig(fixed=fixed, constraints=[on_zero])   # what the gradient path takes
+    parameters_only = OptimizeConfig(
+        fixed=fixed, constraints=[on_zero]
+    )  # what the gradient path takes
     descent = gradient_score(Problem(space, parameters_only, predict), model)(unit)
     (grad,) = paddle.grad(descent.sum(), unit)
     assert float(descent[0]) == pytest.approx(float(e.score[0]), rel=1e-6)
@@ -102,7 +114,7 @@ def test_frontal_area_needs_the_datasets_reference_length(tmp_path):
     path = tmp_path / "case.yaml"
     path.write_text(OmegaConf.to_yaml(case))
     assert dataset_dx_m(path) is None
-    assert dataset_dx_m(CAR) == pytest.approx(4.5 / 64)   # cases/car.yaml sets it
+    assert dataset_dx_m(CAR) == pytest.approx(4.5 / 64)  # cases/car.yaml sets it
     space = make_design_space(OptimizeConfig(), "car", TRAINED)
     Problem(space, OptimizeConfig(objective="cd"), predict, area_spacing_m=None)
     with pytest.raises(ConfigError, match="body.reference_length_m unset") as caught:

@@ -13,7 +13,13 @@ from viz.numbers import coefficient, nice_ticks, ruler_ticks, tick_decimals
 from viz.pictures import cd_history, convergence_note, draw_all, speed_limits, velocity_slice
 from viz.vti import write_vti
 
-SUMMARY = {"case": "box", "cd": 1.1872045323242415, "converged": False, "steps": 300, "averaged_steps": 0}
+SUMMARY = {
+    "case": "box",
+    "cd": 1.1872045323242415,
+    "converged": False,
+    "steps": 300,
+    "averaged_steps": 0,
+}
 
 
 def _flow(nz: int = 8, outlier: bool = True) -> dict[str, np.ndarray]:
@@ -55,11 +61,15 @@ def test_the_velocity_slice_is_drawn_with_robust_limits(tmp_path):
     rgb = plt.imread(out)[:, :1000, :3]  # left of the colour bar
     coloured = rgb.std(axis=-1) > 0.08
     dark = coloured & (rgb[..., 1] < 0.35)  # viridis's lower third, where 30 of 0-137 m/s falls
-    assert dark.sum() < 0.75 * coloured.sum(), "the stream is drawn dark: the outlier set the colours"
+    assert dark.sum() < 0.75 * coloured.sum(), (
+        "the stream is drawn dark: the outlier set the colours"
+    )
 
 
 def test_colour_bar_ticks_are_round():
-    assert np.allclose(nice_ticks(-1.5, 1.0), [-1.5, -1.0, -0.5, 0.0, 0.5, 1.0])  # not -0.875, 0.375
+    assert np.allclose(
+        nice_ticks(-1.5, 1.0), [-1.5, -1.0, -0.5, 0.0, 0.5, 1.0]
+    )  # not -0.875, 0.375
     ticks = nice_ticks(0.0123, 1.137)
     assert np.allclose(ticks, [0.2, 0.4, 0.6, 0.8, 1.0])
     ticks = nice_ticks(28.3, 31.7)
@@ -72,7 +82,13 @@ def _labels(ticks: np.ndarray) -> list[str]:
 
 
 def test_axis_labels_on_a_narrow_range_read_differently():
-    assert _labels(ruler_ticks(0.25, 0.35, min_step=0.015)) == ["0.26", "0.28", "0.30", "0.32", "0.34"]
+    assert _labels(ruler_ticks(0.25, 0.35, min_step=0.015)) == [
+        "0.26",
+        "0.28",
+        "0.30",
+        "0.32",
+        "0.34",
+    ]
     assert _labels(ruler_ticks(5.21, 5.33, min_step=0.03)) == ["5.25", "5.30"]  # not "5.2", "5.3"
 
 
@@ -82,9 +98,19 @@ def test_an_axis_without_room_for_two_labels_gets_none():
     assert len(ruler_ticks(0.0, 22.0, min_step=0.01)) <= 6
 
 
-@pytest.mark.parametrize("value, text", [(1.1872045323242415, "1.187"), (0.3, "0.3000"), (0.0234567, "0.0235"),
-                                         (12.3456, "12.35"), (-0.87654, "-0.8765"), (-1e-8, "0.0000"),
-                                         (None, "-"), (float("nan"), "-")])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (1.1872045323242415, "1.187"),
+        (0.3, "0.3000"),
+        (0.0234567, "0.0235"),
+        (12.3456, "12.35"),
+        (-0.87654, "-0.8765"),
+        (-1e-8, "0.0000"),
+        (None, "-"),
+        (float("nan"), "-"),
+    ],
+)
 def test_coefficients_print_four_significant_digits(value, text):
     assert coefficient(value) == text
 
@@ -99,15 +125,21 @@ def test_the_final_log_line_says_whether_cd_converged():
     import run_case
 
     assert run_case._convergence({"converged": False, "cd": 1.2}).startswith("NOT CONVERGED")
-    assert run_case._convergence({"converged": True, "converged_step": 800, "cd": 1.2}) == "converged at step 800"
+    assert (
+        run_case._convergence({"converged": True, "converged_step": 800, "cd": 1.2})
+        == "converged at step 800"
+    )
     assert run_case._convergence({"converged": False, "cd": None}) == (
-        "NOT CONVERGED: the bulk velocity still changing at the step limit")
+        "NOT CONVERGED: the bulk velocity still changing at the step limit"
+    )
 
 
 def _forces_csv(path, steps: int = 300) -> None:
     cd = 1.2 + 0.1 * np.sin(np.arange(steps) / 10.0)
     rows = "".join(f"{i + 1},0,0,0,{c:.6f},0.1,,,,\n" for i, c in enumerate(cd))
-    path.write_text("step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction\n" + rows)
+    path.write_text(
+        "step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction\n" + rows
+    )
 
 
 @pytest.mark.parametrize("converged", [False, True])
@@ -116,8 +148,9 @@ def test_the_pictures_of_a_run_that_did_not_converge_say_so_in_red(tmp_path, con
     summary = {**SUMMARY, "converged": converged}
     history = cd_history(tmp_path / "forces.csv", summary, tmp_path / "cd_history.png")
     write_vti(tmp_path / "fields.vti", 0.1, (0.0, 0.0, 0.0), _flow())
-    slice_png = velocity_slice(tmp_path / "fields.vti", None, "box", tmp_path / "slice.png",
-                               convergence_note(summary))
+    slice_png = velocity_slice(
+        tmp_path / "fields.vti", None, "box", tmp_path / "slice.png", convergence_note(summary)
+    )
     for picture in (history, slice_png):
         assert (_red_pixels(picture) > 200) is not converged, picture.name
 

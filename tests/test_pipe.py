@@ -11,7 +11,6 @@ import pytest
 from conftest import ROOT
 
 import run_case
-
 from shapes.errors import MeshError
 from shapes.geometry_config import GeometryConfig, PipeConfig, build_geometry
 from shapes.mesh import check_mesh
@@ -37,10 +36,12 @@ def test_tube_is_closed_outward_and_holds_the_annulus():
         assert tube.volume_m3() == pytest.approx(polygon * (1.0 - 0.25) * 4.0, rel=1e-12)
 
 
-
 def test_bad_pipe_is_one_line():
     """A pipe whose wall has no thickness is refused with one line naming the section."""
-    with pytest.raises(MeshError, match=r"^geometry.pipe: a tube needs 0 < inner radius \(0.5\) < outer radius \(0.5\)"):
+    with pytest.raises(
+        MeshError,
+        match=r"^geometry.pipe: a tube needs 0 < inner radius \(0.5\) < outer radius \(0.5\)",
+    ):
         build_geometry(GeometryConfig(source="pipe", pipe=PipeConfig(wall_m=0.0)))
 
 
@@ -69,13 +70,19 @@ def test_hagen_poiseuille_through_the_mesh_wall():
     flow_rate = velocity_m_s[0][fluid].sum() * dx**3 / (nx * dx)
     exact_rate = np.pi * g * radius**4 / (8 * nu)
     cross = np.abs(velocity_m_s[1:])[:, fluid].max() / u_max
-    print(f"measured: max |u - u_HP| / u_max {error.max():.4f}, flow rate / HP {flow_rate / exact_rate:.4f}, "
-          f"cross flow / u_max {cross:.1e}")
+    print(
+        f"measured: max |u - u_HP| / u_max {error.max():.4f}, flow rate / HP "
+        f"{flow_rate / exact_rate:.4f}, "
+        f"cross flow / u_max {cross:.1e}"
+    )
     assert error.max() < 0.02
     assert flow_rate == pytest.approx(exact_rate, rel=0.02)
     assert cross < 1e-3
     stats = pipe_statistics(sim, result.best_fields, radius / dx)
-    print(f"measured: Darcy f Re_D / 64 = {stats.friction_factor * stats.re_d / 64:.4f} at Re_D {stats.re_d:.2f}")
+    print(
+        f"measured: Darcy f Re_D / 64 = {stats.friction_factor * stats.re_d / 64:.4f} at Re_D "
+        f"{stats.re_d:.2f}"
+    )
     assert stats.friction_factor * stats.re_d == pytest.approx(64.0, rel=0.02)
     assert stats.re_d == pytest.approx(10.0, rel=0.02)
 
@@ -98,8 +105,22 @@ def test_pipe_summary_gives_friction_factor_and_reynolds_numbers(tmp_path):
     """run_case.py on the laminar pipe writes the Darcy friction factor, Re_D and Re_tau to
     summary.json (a short run: only that they are there and consistent)."""
     out = tmp_path / "pipe"
-    assert run_case.main([str(PIPE), "run.max_steps=200", "run.check_every=100", "output.fields=false",
-                          "output.images=false", "--backend", "cpu", "--out", str(out)]) == 0
+    assert (
+        run_case.main(
+            [
+                str(PIPE),
+                "run.max_steps=200",
+                "run.check_every=100",
+                "output.fields=false",
+                "output.images=false",
+                "--backend",
+                "cpu",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert summary["friction_factor"] == pytest.approx(8 / summary["u_bulk_plus"] ** 2, rel=1e-12)
     assert summary["re_tau"] == pytest.approx(np.sqrt(3.2e-4 * 0.5 / 2) * 0.5 / 1.0e-3, rel=1e-6)

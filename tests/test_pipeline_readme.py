@@ -10,7 +10,6 @@ import shlex
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 
 pytest.importorskip("paddle")
@@ -20,7 +19,9 @@ README = (ROOT / "README.md").read_text()
 
 def readme_commands(script: str) -> list[list[str]]:
     """The arguments after `python script` on each of the README's lines that run it."""
-    lines = [line.split("#")[0] for line in README.splitlines() if line.startswith(f"python {script} ")]
+    lines = [
+        line.split("#")[0] for line in README.splitlines() if line.startswith(f"python {script} ")
+    ]
     return [shlex.split(line)[2:] for line in lines]
 
 
@@ -40,7 +41,10 @@ def test_the_readmes_training_and_optimization_read_what_make_demo_writes(demo):
 
     _, folders = demo
     trainings = readme_commands("train_surrogate.py")
-    assert [case for case, *_ in trainings] == ["cases/train_paramnet.yaml", "cases/train_geonet.yaml"]
+    assert [case for case, *_ in trainings] == [
+        "cases/train_paramnet.yaml",
+        "cases/train_geonet.yaml",
+    ]
     for case, *overrides in trainings:
         assert Path(load_train_config(ROOT / case, overrides).dataset) == folders.dataset, case
     [(case, *overrides)] = readme_commands("optimize_shape.py")
@@ -53,11 +57,14 @@ def test_the_readmes_predictor_snippet_serves_the_demo_model_by_name(demo):
 
     config, folders = demo
     snippet = ast.parse(re.search(r"```python\n(.*?)```", README, re.S).group(1))
-    first_argument = {getattr(node.func, "attr", getattr(node.func, "id", "")): node.args[0]
-                      for node in ast.walk(snippet) if isinstance(node, ast.Call)}
+    first_argument = {
+        getattr(node.func, "attr", getattr(node.func, "id", "")): node.args[0]
+        for node in ast.walk(snippet)
+        if isinstance(node, ast.Call)
+    }
     assert Path(ast.literal_eval(first_argument["Predictor"])) == folders.model
     values = ast.literal_eval(first_argument["predict_parameters"])
     sweep = load_sweep(ROOT / "cases" / config.sweep.config, config.sweep.overrides)
     parameters = [{"name": r.name, "low": r.low, "high": r.high} for r in parameter_ranges(sweep)]
     x = parameter_matrix(values, parameters)  # no missing or unknown name
-    assert all(p["low"] <= v <= p["high"] for p, v in zip(parameters, x[0]))
+    assert all(p["low"] <= v <= p["high"] for p, v in zip(parameters, x[0], strict=False))

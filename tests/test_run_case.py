@@ -12,8 +12,14 @@ from conftest import ROOT, read_vtk_xml
 import run_case
 
 BOX = str(ROOT / "cases" / "windtunnel_box.yaml")
-SMALL = ["resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=300", "run.check_every=50",
-         "run.convergence.window_steps=100", "output.images=false"]
+SMALL = [
+    "resolution.cells_per_length=8",
+    "resolution.min_gap_cells=0",
+    "run.max_steps=300",
+    "run.check_every=50",
+    "run.convergence.window_steps=100",
+    "output.images=false",
+]
 
 
 def run(args: list[str]) -> int:
@@ -26,16 +32,27 @@ def test_run_writes_every_output(tmp_path, capsys):
     for name in ("config.yaml", "forces.csv", "summary.json", "fields.vti"):
         assert (out / name).is_file(), name
     summary = json.loads((out / "summary.json").read_text())
-    for key in ("cd", "cl", "steps", "converged", "mlups", "backend", "reynolds", "mach", "cells",
-                "wall_seconds"):
+    for key in (
+        "cd",
+        "cl",
+        "steps",
+        "converged",
+        "mlups",
+        "backend",
+        "reynolds",
+        "mach",
+        "cells",
+        "wall_seconds",
+    ):
         assert key in summary
     assert summary["steps"] == 300
     assert summary["reynolds"] == pytest.approx(20.0 * 0.4 / 1.5e-5)
     assert summary["mach"] == pytest.approx(0.1 * 3**0.5)
     rows = np.loadtxt(out / "forces.csv", delimiter=",", skiprows=1)
     assert rows.shape == (300, 10)
-    assert (out / "forces.csv").read_text().splitlines()[0] == \
-        "step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction"
+    assert (out / "forces.csv").read_text().splitlines()[
+        0
+    ] == "step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction"
     assert np.all(np.isfinite(rows))
     assert rows[-100:, 4].mean() == pytest.approx(summary["cd"], rel=1e-6)
     assert rows[-100:, 6].mean() == pytest.approx(summary["cd_pressure"], rel=1e-6)
@@ -64,15 +81,18 @@ def test_fields_vti_reads_back_in_metres(tmp_path):
     assert velocity[:, :, 0, 0].mean() == pytest.approx(20.0, rel=0.01)
 
 
-@pytest.mark.parametrize("args, key", [
-    (["run.max_step=5"], "run.max_step"),
-    (["run.max_steps=many"], "run.max_steps"),
-    (["resolution.cells_per_length=2"], "resolution.cells_per_length"),
-    (["domain.boundaries.y_min=wall"], "domain.boundaries.y_min"),
-    (["resolution.u_lattice=0.2"], "resolution.u_lattice"),
-    (["resolution.smagorinsky_cs=0"], "resolution.smagorinsky_cs"),
-    (["flow.reynolds=100"], "flow.nu_m2_s"),
-])
+@pytest.mark.parametrize(
+    "args, key",
+    [
+        (["run.max_step=5"], "run.max_step"),
+        (["run.max_steps=many"], "run.max_steps"),
+        (["resolution.cells_per_length=2"], "resolution.cells_per_length"),
+        (["domain.boundaries.y_min=wall"], "domain.boundaries.y_min"),
+        (["resolution.u_lattice=0.2"], "resolution.u_lattice"),
+        (["resolution.smagorinsky_cs=0"], "resolution.smagorinsky_cs"),
+        (["flow.reynolds=100"], "flow.nu_m2_s"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2_nothing_written(tmp_path, capsys, args, key):
     out = tmp_path / "never"
     assert run([BOX, *args, "--out", str(out)]) == 2
@@ -95,9 +115,18 @@ def test_invalid_yaml_and_missing_file(tmp_path, capsys):
 def test_divergence_stops_with_step_and_cause(tmp_path, capsys):
     """BGK at tau 0.51 and Mach 0.29 around a sharp box: blows up; nothing NaN is written."""
     out = tmp_path / "div"
-    args = [BOX, "resolution.smagorinsky_cs=0", "resolution.u_lattice=0.17", "flow.nu_m2_s=0.008",
-            "resolution.min_gap_cells=0",
-            "run.max_steps=3000", "--backend", "cpu", "--out", str(out)]
+    args = [
+        BOX,
+        "resolution.smagorinsky_cs=0",
+        "resolution.u_lattice=0.17",
+        "flow.nu_m2_s=0.008",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=3000",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run(args) == 2
     err = capsys.readouterr().err
     assert "diverged by step" in err and "smagorinsky_cs" in err
@@ -108,9 +137,19 @@ def test_resume_continues_bit_identically(tmp_path):
     """Stop at step 200 with a checkpoint, inside the averaging window (steps 100-400), resume to
     400: forces, fields and the drag breakdown (the per-slot forces summed over the window) equal
     a straight run to 400 bit for bit (same backend)."""
-    common = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.check_every=50", "run.checkpoint_every=100",
-              "run.convergence.window_steps=1000", "run.average_from_step=100", "run.average_steps=300",
-              "output.images=false", "--backend", "cpu"]
+    common = [
+        BOX,
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.check_every=50",
+        "run.checkpoint_every=100",
+        "run.convergence.window_steps=1000",
+        "run.average_from_step=100",
+        "run.average_steps=300",
+        "output.images=false",
+        "--backend",
+        "cpu",
+    ]
     straight, split = tmp_path / "straight", tmp_path / "split"
     assert run([*common, "run.max_steps=400", "--out", str(straight)]) == 0
     assert run([*common, "run.max_steps=200", "--out", str(split)]) == 0
@@ -125,8 +164,18 @@ def test_resume_continues_bit_identically(tmp_path):
 
 
 def test_resume_refuses_another_case(tmp_path, capsys):
-    common = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=100", "run.checkpoint_every=100",
-              "output.images=false", "--backend", "cpu", "--out", str(tmp_path / "r")]
+    common = [
+        BOX,
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=100",
+        "run.checkpoint_every=100",
+        "output.images=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(tmp_path / "r"),
+    ]
     assert run(common) == 0
     assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
     assert "different case" in capsys.readouterr().err
@@ -134,8 +183,18 @@ def test_resume_refuses_another_case(tmp_path, capsys):
 
 def test_damaged_checkpoint_is_one_line(tmp_path, capsys):
     out = tmp_path / "r"
-    args = [BOX, "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=100", "run.checkpoint_every=100",
-            "output.images=false", "--backend", "cpu", "--out", str(out)]
+    args = [
+        BOX,
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=100",
+        "run.checkpoint_every=100",
+        "output.images=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run(args) == 0
     state = out / "checkpoint" / "state.npz"
     state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
@@ -152,8 +211,13 @@ def test_out_must_be_a_folder(tmp_path, capsys):
 
 
 MESH = str(ROOT / "cases" / "mesh.yaml")
-MESH_SMALL = ["resolution.cells_per_length=12", "resolution.min_gap_cells=0", "run.max_steps=60", "run.check_every=20",
-              "output.images=false"]
+MESH_SMALL = [
+    "resolution.cells_per_length=12",
+    "resolution.min_gap_cells=0",
+    "run.max_steps=60",
+    "run.check_every=20",
+    "output.images=false",
+]
 
 
 def test_mesh_case_runs_on_the_shipped_stl(tmp_path):
@@ -161,7 +225,9 @@ def test_mesh_case_runs_on_the_shipped_stl(tmp_path):
     assert run([MESH, *MESH_SMALL, "--backend", "cpu", "--out", str(out)]) == 0
     summary = json.loads((out / "summary.json").read_text())
     # The shipped Ahmed body: W x H plus the shadows of two stilts, from the mesh's shadow.
-    assert summary["reference_area_m2"] == pytest.approx(0.389 * 0.288 + 2 * 0.03 * 0.0499, rel=0.02)
+    assert summary["reference_area_m2"] == pytest.approx(
+        0.389 * 0.288 + 2 * 0.03 * 0.0499, rel=0.02
+    )
     assert np.isfinite(summary["cd"])
 
 
@@ -170,7 +236,9 @@ def test_user_mesh_errors_are_one_line(tmp_path, capsys):
 
     from shapes.solids import box
 
-    assert run([MESH, f"geometry.path={tmp_path / 'absent.stl'}", "--out", str(tmp_path / "a")]) == 2
+    assert (
+        run([MESH, f"geometry.path={tmp_path / 'absent.stl'}", "--out", str(tmp_path / "a")]) == 2
+    )
     assert "absent.stl" in capsys.readouterr().err
     cube = box([0.5, 0.3, 0.3], (0.0, 0.0, 0.2))
     open_mesh = tmp_path / "open.stl"
@@ -186,7 +254,11 @@ def test_user_mesh_errors_are_one_line(tmp_path, capsys):
     assert run([MESH, f"geometry.path={millimetres}", "--out", str(tmp_path / "d")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert "500 x 300 x 300 m" in err and "set geometry.unit=mm" in err and "cells_per_length" not in err
+    assert (
+        "500 x 300 x 300 m" in err
+        and "set geometry.unit=mm" in err
+        and "cells_per_length" not in err
+    )
     assert not any((tmp_path / d).exists() for d in "abcd")
 
 
@@ -198,7 +270,9 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
     surface = read_vtk_xml(out / "surface.vtp")
     points = vtk_to_numpy(surface.GetPoints().GetData())
     # The box in metres: x 0.6-1.0, y 0.4-0.6, z 0.03-0.18.
-    assert points.min(axis=0) == pytest.approx([0.6, 0.4, 0.03]) and points.max(axis=0) == pytest.approx([1.0, 0.6, 0.18])
+    assert points.min(axis=0) == pytest.approx([0.6, 0.4, 0.03]) and points.max(
+        axis=0
+    ) == pytest.approx([1.0, 0.6, 0.18])
     data = surface.GetPointData()
     cp = vtk_to_numpy(data.GetArray("Cp"))
     normals = vtk_to_numpy(data.GetArray("Normals"))
@@ -214,7 +288,10 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
     assert np.all(shear[top, 0] > 0)
     assert 50 < np.median(y_plus[top]) < 5000
     summary = json.loads((out / "summary.json").read_text())
-    assert all(isinstance(summary[k], float) for k in ("cd_pressure", "cd_friction", "cl_pressure", "cl_friction"))
+    assert all(
+        isinstance(summary[k], float)
+        for k in ("cd_pressure", "cd_friction", "cl_pressure", "cl_friction")
+    )
     assert "cd_viscous" not in summary
     forces = (out / "forces.csv").read_text().splitlines()
     assert forces[0] == "step,fx_n,fy_n,fz_n,cd,cl,cd_pressure,cl_pressure,cd_friction,cl_friction"
@@ -223,10 +300,19 @@ def test_surface_vtp_holds_cp_and_normals(tmp_path):
 
 def test_car_case_takes_parameter_overrides(tmp_path):
     out = tmp_path / "car"
-    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=16", "resolution.min_gap_cells=0",
-            "run.max_steps=40",
-            "run.check_every=20", "geometry.car.backlight_angle_deg=40", "output.images=false",
-            "--backend", "cpu", "--out", str(out)]
+    args = [
+        str(ROOT / "cases" / "car.yaml"),
+        "resolution.cells_per_length=16",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=40",
+        "run.check_every=20",
+        "geometry.car.backlight_angle_deg=40",
+        "output.images=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run(args) == 0
     config = (out / "config.yaml").read_text()
     assert "backlight_angle_deg: 40.0" in config
@@ -237,25 +323,46 @@ def test_body_touching_the_rolling_road_is_refused(tmp_path, capsys):
     """At 10 cells along the car (dx 0.45 m) the 0.15 m gap under it holds no cell centre: the
     moving floor would slide along the body. One line naming the wall and the fix."""
     out = tmp_path / "c"
-    args = [str(ROOT / "cases" / "car.yaml"), "resolution.cells_per_length=10", "--backend", "cpu", "--out", str(out)]
+    args = [
+        str(ROOT / "cases" / "car.yaml"),
+        "resolution.cells_per_length=10",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run(args) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "touches the moving wall z_min" in err and "cells_per_length" in err
+    assert (
+        len(err.splitlines()) == 1
+        and "touches the moving wall z_min" in err
+        and "cells_per_length" in err
+    )
     assert not (out / "summary.json").exists()
-    args[2:2] = ["domain.boundaries.z_min=noslip", "resolution.min_gap_cells=0", "run.max_steps=20",
-                 "output.images=false"]
+    args[2:2] = [
+        "domain.boundaries.z_min=noslip",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=20",
+        "output.images=false",
+    ]
     assert run(args) == 0  # a body may stand on a fixed floor
 
 
-@pytest.mark.parametrize("args, blocked", [
-    (["body.radius_m=0.9"], "fills the whole tunnel"),      # a 1.8 m sphere in a 0.6 m section
-    (["body.radius_m=0.4"], "of the tunnel section"),       # only the section's corners left open
-])
+@pytest.mark.parametrize(
+    "args, blocked",
+    [
+        (["body.radius_m=0.9"], "fills the whole tunnel"),  # a 1.8 m sphere in a 0.6 m section
+        (["body.radius_m=0.4"], "of the tunnel section"),  # only the section's corners left open
+    ],
+)
 def test_a_body_that_leaves_no_through_flow_is_refused(tmp_path, capsys, args, blocked):
     """A sphere too large for cases/sphere.yaml's 1.2 x 0.6 x 0.6 m tunnel: one line naming the
     size key and domain.size_m, exit 2, nothing written."""
     out = tmp_path / "s"
-    assert run([str(ROOT / "cases" / "sphere.yaml"), *args, "--backend", "cpu", "--out", str(out)]) == 2
+    assert (
+        run([str(ROOT / "cases" / "sphere.yaml"), *args, "--backend", "cpu", "--out", str(out)])
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
     assert blocked in err and "body.radius_m" in err and "domain.size_m" in err
@@ -263,7 +370,12 @@ def test_a_body_that_leaves_no_through_flow_is_refused(tmp_path, capsys, args, b
 
 
 def test_car_parameter_out_of_bounds_is_one_line(tmp_path, capsys):
-    args = [str(ROOT / "cases" / "car.yaml"), "geometry.car.windscreen_angle_deg=80", "--out", str(tmp_path / "c")]
+    args = [
+        str(ROOT / "cases" / "car.yaml"),
+        "geometry.car.windscreen_angle_deg=80",
+        "--out",
+        str(tmp_path / "c"),
+    ]
     assert run(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "windscreen_angle_deg" in err
@@ -278,8 +390,20 @@ def test_one_cell_thick_cases_write_their_fields(tmp_path, caplog, case, steps):
 
     caplog.set_level(logging.INFO)
     out = tmp_path / "slab"
-    assert run([str(ROOT / "cases" / case), f"run.max_steps={steps}", "output.images=false", "--backend", "cpu",
-                "--out", str(out)]) == 0
+    assert (
+        run(
+            [
+                str(ROOT / "cases" / case),
+                f"run.max_steps={steps}",
+                "output.images=false",
+                "--backend",
+                "cpu",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     data = read_vtk_xml(out / "fields.vti").GetPointData()
     vorticity = vtk_to_numpy(data.GetArray("vorticity"))
     assert np.all(np.isfinite(vorticity)) and vorticity.max() > 0
@@ -293,7 +417,20 @@ def test_a_grid_larger_than_memory_is_refused_before_allocating(tmp_path, capsys
 
     monkeypatch.setattr(solver.memory, "available_host_bytes", lambda: 1.5e9)
     out = tmp_path / "never"
-    assert run([BOX, "resolution.cells_per_length=80", "run.max_steps=10", "--backend", "cpu", "--out", str(out)]) == 2
+    assert (
+        run(
+            [
+                BOX,
+                "resolution.cells_per_length=80",
+                "run.max_steps=10",
+                "--backend",
+                "cpu",
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
     assert "resolution.cells_per_length = 80" in err and "1.5 GB are free" in err
@@ -309,9 +446,15 @@ def test_unknown_key_suggests_the_nearest(tmp_path, capsys, where):
         args = [BOX, "flow.reynold=20"]
     else:
         case = tmp_path / "typo.yaml"
-        case.write_text((ROOT / "cases" / "windtunnel_box.yaml").read_text().replace("resolution:", "resolutoin:"))
+        case.write_text(
+            (ROOT / "cases" / "windtunnel_box.yaml")
+            .read_text()
+            .replace("resolution:", "resolutoin:")
+        )
         args = [str(case)]
     assert run([*args, "--out", str(tmp_path / "never")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1
-    assert ("did you mean 'flow.reynolds'?" if where == "override" else "did you mean 'resolution'?") in err
+    assert (
+        "did you mean 'flow.reynolds'?" if where == "override" else "did you mean 'resolution'?"
+    ) in err

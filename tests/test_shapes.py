@@ -45,7 +45,9 @@ def test_ahmed_parts_have_the_areas_of_the_drawing(slant):
     mesh = AhmedBody(slant_deg=slant, stilts=True).mesh()
     part, names = mesh.parts()
     assert names == ("forebody", "roof", "sides", "underbody", "slant", "base", "stilts")
-    assert part.shape == (len(mesh.faces),) and set(np.unique(part)) == set(range(7)) - (set() if slant else {4})
+    assert part.shape == (len(mesh.faces),) and set(np.unique(part)) == set(range(7)) - (
+        set() if slant else {4}
+    )
     area = {name: float(mesh.face_areas_m2()[part == i].sum()) for i, name in enumerate(names)}
     R, W, H, L, l_s = 0.1, 0.389, 0.288, 1.044, 0.222
     phi = math.radians(slant)
@@ -53,7 +55,9 @@ def test_ahmed_parts_have_the_areas_of_the_drawing(slant):
     assert area["base"] == pytest.approx(W * (H - l_s * math.sin(phi)), rel=1e-9)
     assert area["slant"] == pytest.approx(W * l_s if slant else 0.0, rel=1e-9, abs=1e-12)
     assert area["underbody"] == pytest.approx(W * (L - R), rel=1e-9)
-    assert area["roof"] == pytest.approx(W * (L - R - (l_s * math.cos(phi) if slant else 0.0)), rel=1e-9)
+    assert area["roof"] == pytest.approx(
+        W * (L - R - (l_s * math.cos(phi) if slant else 0.0)), rel=1e-9
+    )
     assert area["sides"] == pytest.approx(2 * (H * (L - R) - wedge), rel=1e-9)
 
 
@@ -122,7 +126,8 @@ def test_unreadable_and_missing_files(tmp_path):
 
 def _car_samples() -> list:
     """64 parameter vectors from a scrambled Sobol sample of the bounds (seeded), the box's two
-    extreme corners, a stressed corner (short and tall, long hood, shallow glass) and the baseline."""
+    extreme corners, a stressed corner (short and tall, long hood, shallow glass) and the
+    baseline."""
     from scipy.stats import qmc
 
     from shapes.car import PARAMETERS, CarParameters
@@ -154,7 +159,10 @@ def test_parametric_car_is_clean_for_parameters_in_bounds(params):
     assert np.all(np.diff(rings[:, 0, 0]) > 0)
     for ring in rings[:, :, 1:]:
         edges = np.roll(ring, -1, axis=0) - ring
-        turn = edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1] - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        turn = (
+            edges[:, 0] * np.roll(edges, -1, axis=0)[:, 1]
+            - edges[:, 1] * np.roll(edges, -1, axis=0)[:, 0]
+        )
         assert np.all(turn >= -1e-12)  # convex, counter-clockwise
 
 
@@ -179,8 +187,8 @@ def test_car_parts_cover_the_body_and_name_where_they_lie():
     """Every face of the default car carries one of its ten parts and none is empty; the base is
     the rear face (all at x = L, facing +x), the underbody and diffuser face down, and the roof
     lies above the belt line and reaches the full height."""
-    from shapes.car import PART_NAMES as car_part_names
     from shapes.car import BELT_FRAC, CarParameters, car_mesh
+    from shapes.car import PART_NAMES as car_part_names
 
     c = CarParameters()
     mesh = car_mesh(c)
@@ -191,7 +199,9 @@ def test_car_parts_cover_the_body_and_name_where_they_lie():
     assert np.all(per_part > 0) and per_part.sum() == pytest.approx(area.sum(), rel=1e-12)
     normal = mesh.face_normals()
     base = part == names.index("base")
-    assert np.all(normal[base, 0] > 0.999) and np.allclose(mesh.vertices_m[mesh.faces[base]][..., 0], c.length_m)
+    assert np.all(normal[base, 0] > 0.999) and np.allclose(
+        mesh.vertices_m[mesh.faces[base]][..., 0], c.length_m
+    )
     for down in ("underbody", "diffuser"):
         assert np.all(normal[part == names.index(down), 2] < -0.5)
     roof = mesh.vertices_m[mesh.faces[part == names.index("roof")]]

@@ -34,8 +34,11 @@ def test_thin_plate_pressure_drag_matches_momentum_exchange(cpu):
     result = Runner(sim).run()
     assert result.steps == 3000 and result.averaged_steps == 1200 and result.fields_averaged
     split = result.cd_pressure + result.cd_friction
-    print(f"measured: plate Cd {result.cd:.4f} by momentum exchange; pressure {result.cd_pressure:.4f} + "
-          f"friction {result.cd_friction:.4f} = {split:.4f} over the surface")
+    print(
+        f"measured: plate Cd {result.cd:.4f} by momentum exchange; pressure "
+        f"{result.cd_pressure:.4f} + "
+        f"friction {result.cd_friction:.4f} = {split:.4f} over the surface"
+    )
     assert split == pytest.approx(result.cd, rel=0.05)
     assert abs(result.cd_friction) < 0.05 * result.cd
     surface = surface_pressure(sim, result.best_fields, plate.vertices_m, plate.faces)
@@ -55,12 +58,18 @@ def test_stokes_sphere_force_split(cpu):
 
     L, R = 48, 8
     periodic = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
-    case = make_case(name="stokes_split",
-                     flow={"speed_m_s": 1e-3, "nu_m2_s": 1 / 6, "body_accel_m_s2": [4e-7, 0.0, 0.0],
-                           "initial": "rest"},
-                     domain={"size_m": [L, L, L], "boundaries": periodic},
-                     body={"shape": "sphere", "center_m": [L / 2] * 3, "radius_m": R},
-                     resolution={"cells_per_length": 2 * R, "u_lattice": 1e-3})
+    case = make_case(
+        name="stokes_split",
+        flow={
+            "speed_m_s": 1e-3,
+            "nu_m2_s": 1 / 6,
+            "body_accel_m_s2": [4e-7, 0.0, 0.0],
+            "initial": "rest",
+        },
+        domain={"size_m": [L, L, L], "boundaries": periodic},
+        body={"shape": "sphere", "center_m": [L / 2] * 3, "radius_m": R},
+        resolution={"cells_per_length": 2 * R, "u_lattice": 1e-3},
+    )
     sim = Simulation(case, cpu)
     sphere = icosphere(R, (L / 2, L / 2, L / 2), subdivisions=5)
     sim.attach_surface(sphere.vertices_m, sphere.faces)
@@ -68,7 +77,11 @@ def test_stokes_sphere_force_split(cpu):
     force = sim.advance(500).mean(axis=0)
     total = force[FORCE_TOTAL, 0]
     pressure, friction = force[FORCE_PRESSURE, 0] / total, force[FORCE_FRICTION, 0] / total
-    print(f"measured: Stokes sphere, pressure {pressure:.4f} and friction {friction:.4f} of the drag "
-          f"(1/3, 2/3), sum {pressure + friction:.4f}")
-    assert math.isclose(pressure, 1 / 3, abs_tol=0.03) and math.isclose(friction, 2 / 3, abs_tol=0.03)
+    print(
+        f"measured: Stokes sphere, pressure {pressure:.4f} and friction {friction:.4f} of the drag "
+        f"(1/3, 2/3), sum {pressure + friction:.4f}"
+    )
+    assert math.isclose(pressure, 1 / 3, abs_tol=0.03) and math.isclose(
+        friction, 2 / 3, abs_tol=0.03
+    )
     assert pressure + friction == pytest.approx(1.0, abs=0.05)

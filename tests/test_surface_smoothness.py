@@ -32,11 +32,19 @@ def roof_cp(collision: str) -> np.ndarray:
     nose rounding to the start of the 25 deg slant: ahmed.yaml at 20 cells per body length
     (the gap under the body one cell: min_gap_cells lowered for this surface check), 3000 steps
     and the next 1500 averaged, whatever the convergence test says."""
-    case = load_case(ROOT / "cases" / "ahmed.yaml",
-                     ["resolution.cells_per_length=20", "resolution.min_gap_cells=0",
-                      f"resolution.collision={collision}", "run.max_steps=4500",
-                      "run.average_from_step=3000", "run.average_steps=1500", "run.sample_every=25"],
-                     schema=CASE_SCHEMA)
+    case = load_case(
+        ROOT / "cases" / "ahmed.yaml",
+        [
+            "resolution.cells_per_length=20",
+            "resolution.min_gap_cells=0",
+            f"resolution.collision={collision}",
+            "run.max_steps=4500",
+            "run.average_from_step=3000",
+            "run.average_steps=1500",
+            "run.sample_every=25",
+        ],
+        schema=CASE_SCHEMA,
+    )
     sim = Simulation(case, CpuBackend(), case_mesh(case))
     result = Runner(sim).run()
     assert result.averaged_steps == 1500 and result.fields_averaged
@@ -44,7 +52,9 @@ def roof_cp(collision: str) -> np.ndarray:
     top = case.geometry.ahmed.ground_clearance_m + 0.288
     roof_end = nose + 1.044 - 0.222 * math.cos(math.radians(25.0))
     x = np.arange(nose + 0.1, roof_end, sim.units.dx_m)
-    points = np.stack([x, np.full_like(x, case.geometry.placement.center_y_m), np.full_like(x, top)], axis=1)
+    points = np.stack(
+        [x, np.full_like(x, case.geometry.placement.center_y_m), np.full_like(x, top)], axis=1
+    )
     normals = np.tile([0.0, 0.0, 1.0], (len(x), 1))
     return wall_pressure_pa(sim, result.best_fields, points, normals) / dynamic_pressure_pa(sim)
 
@@ -53,7 +63,10 @@ def test_roof_cp_has_no_sign_alternating_pattern():
     """The entropic operator's roof Cp changes direction at no more than a fifth of its samples
     (a smooth profile's few extrema; white noise gives 2/3, stripes 1)."""
     entropic = alternation(roof_cp("entropic"))
-    print(f"measured: alternation of roof Cp (share of samples where it changes direction): entropic {entropic:.2f}")
+    print(
+        "measured: alternation of roof Cp (share of samples where it changes direction): entropic "
+        f"{entropic:.2f}"
+    )
     assert entropic <= 0.2
 
 

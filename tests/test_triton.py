@@ -28,9 +28,20 @@ def exported(tmp_path_factory):
     from surrogate.models import GeoNet, ParamEnsemble
 
     tmp = tmp_path_factory.mktemp("triton_models")
-    export_model(ParamEnsemble(5, 2, 2, [8], np.zeros(5), np.ones(5), np.zeros(2), np.ones(2)), "paramnet",
-                 tmp / "paramnet", {}, {"parameters": PARAMETERS, "training": {"name": "pn_demo"}})
-    export_model(GeoNet(16, np.zeros(3), 1.0, 0.0, 1.0, 0.3, 0.1), "geonet", tmp / "geonet", {}, {"parameters": []})
+    export_model(
+        ParamEnsemble(5, 2, 2, [8], np.zeros(5), np.ones(5), np.zeros(2), np.ones(2)),
+        "paramnet",
+        tmp / "paramnet",
+        {},
+        {"parameters": PARAMETERS, "training": {"name": "pn_demo"}},
+    )
+    export_model(
+        GeoNet(16, np.zeros(3), 1.0, 0.0, 1.0, 0.3, 0.1),
+        "geonet",
+        tmp / "geonet",
+        {},
+        {"parameters": []},
+    )
     return {"paramnet": tmp / "paramnet", "geonet": tmp / "geonet"}
 
 
@@ -40,8 +51,12 @@ def parse(path):
     return text_format.Parse(path.read_text(), model_config_pb2.ModelConfig())
 
 
-@pytest.mark.parametrize("kind, name, precision", [("paramnet", "pn_demo", "fp16"), ("geonet", "geonet", "fp32")])
-def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(tmp_path, exported, kind, name, precision):
+@pytest.mark.parametrize(
+    "kind, name, precision", [("paramnet", "pn_demo", "fp16"), ("geonet", "geonet", "fp32")]
+)
+def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(
+    tmp_path, exported, kind, name, precision
+):
     from surrogate.profile import BATCH, POINTS
 
     folder = exported[kind]
@@ -49,8 +64,14 @@ def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(tmp_path,
     args = ["triton", folder, repository] + (["--precision", "fp16"] if precision == "fp16" else [])
     assert serve(args) == 0  # the name comes from the training config, else the kind
     assert sorted(p.relative_to(repository).as_posix() for p in repository.rglob("*")) == [
-        name, f"{name}/1", f"{name}/1/model.onnx", f"{name}/config.pbtxt"]
-    assert (repository / name / "1" / "model.onnx").read_bytes() == (folder / "model.onnx").read_bytes()
+        name,
+        f"{name}/1",
+        f"{name}/1/model.onnx",
+        f"{name}/config.pbtxt",
+    ]
+    assert (repository / name / "1" / "model.onnx").read_bytes() == (
+        folder / "model.onnx"
+    ).read_bytes()
     meta = json.loads((folder / "surrogate.json").read_text())
     c = parse(repository / name / "config.pbtxt")
     fp32 = model_config_pb2.DataType.Value("TYPE_FP32")
@@ -69,19 +90,28 @@ def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(tmp_path,
     else:
         cp, cd = c.output
         assert list(cp.dims) == [-1] and not cp.HasField("reshape")
-        assert list(cd.dims) == [1] and cd.HasField("reshape") and list(cd.reshape.shape) == []  # Cd is [batch]
+        assert (
+            list(cd.dims) == [1] and cd.HasField("reshape") and list(cd.reshape.shape) == []
+        )  # Cd is [batch]
 
     (accelerator,) = c.optimization.execution_accelerators.gpu_execution_accelerator
     assert not c.optimization.execution_accelerators.cpu_execution_accelerator
     assert accelerator.name == "tensorrt"
     d = len(PARAMETERS)
-    profile = ([f"params:{b}x{d}" for b in BATCH["paramnet"]] if kind == "paramnet"
-               else [f"points:{b}x{n}x6" for b, n in zip(BATCH["geonet"], POINTS)])
+    profile = (
+        [f"params:{b}x{d}" for b in BATCH["paramnet"]]
+        if kind == "paramnet"
+        else [f"points:{b}x{n}x6" for b, n in zip(BATCH["geonet"], POINTS, strict=False)]
+    )
     assert dict(accelerator.parameters) == {
-        "precision_mode": precision.upper(), "max_workspace_size_bytes": str(1 << 30),
-        "trt_engine_cache_enable": "1", "trt_engine_cache_path": f"/tmp/tensorrt_cache/{name}",
-        "trt_profile_min_shapes": profile[0], "trt_profile_opt_shapes": profile[1],
-        "trt_profile_max_shapes": profile[2]}
+        "precision_mode": precision.upper(),
+        "max_workspace_size_bytes": str(1 << 30),
+        "trt_engine_cache_enable": "1",
+        "trt_engine_cache_path": f"/tmp/tensorrt_cache/{name}",
+        "trt_profile_min_shapes": profile[0],
+        "trt_profile_opt_shapes": profile[1],
+        "trt_profile_max_shapes": profile[2],
+    }
     # the profile's largest batch is the largest Triton may form
     assert int(profile[2].split(":")[1].split("x")[0]) == c.max_batch_size
 
@@ -96,9 +126,13 @@ def test_the_entry_serves_what_onnxruntime_serves_with_tritons_shapes(tmp_path, 
     assert serve(["triton", exported["paramnet"], tmp_path, "--name", "drag"]) == 0
     c = parse(tmp_path / "drag" / "config.pbtxt")
     x = np.random.default_rng(0).random((3, *c.input[0].dims)).astype(np.float32)
-    session = ort.InferenceSession(str(tmp_path / "drag" / "1" / "model.onnx"), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        str(tmp_path / "drag" / "1" / "model.onnx"), providers=["CPUExecutionProvider"]
+    )
     mean, std = session.run([o.name for o in c.output], {c.input[0].name: x})
-    want = Predictor(exported["paramnet"], runtime="onnxruntime", device="cpu").predict_parameters(x)
+    want = Predictor(exported["paramnet"], runtime="onnxruntime", device="cpu").predict_parameters(
+        x
+    )
     np.testing.assert_array_equal(mean[:, 0], want.cd)
     np.testing.assert_array_equal(std[:, 1], want.cl_std)
 
@@ -110,14 +144,18 @@ def test_bad_input_is_one_line_exit_2(tmp_path, exported, capsys):
     shutil.copytree(exported["paramnet"], no_onnx)
     (no_onnx / "model.onnx").unlink()
     (tmp_path / "file").write_text("")
-    for args, expected in (([tmp_path / "absent", tmp_path / "r"], "not an exported surrogate"),
-                           ([no_onnx, tmp_path / "r"], "lacks model.onnx"),
-                           ([exported["geonet"], tmp_path / "r", "--name", "a/b"], "is not a folder name"),
-                           ([exported["geonet"], tmp_path / "file"], "is a file")):
+    for args, expected in (
+        ([tmp_path / "absent", tmp_path / "r"], "not an exported surrogate"),
+        ([no_onnx, tmp_path / "r"], "lacks model.onnx"),
+        ([exported["geonet"], tmp_path / "r", "--name", "a/b"], "is not a folder name"),
+        ([exported["geonet"], tmp_path / "file"], "is a file"),
+    ):
         assert serve(["triton", *args]) == 2
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and expected in err, err
     assert not (tmp_path / "r").exists()
     assert serve(["triton", exported["geonet"], tmp_path / "r", "--name", "geo"]) == 0
-    assert serve(["triton", exported["paramnet"], tmp_path / "r", "--name", "geo"]) == 0  # replaces the entry
+    assert (
+        serve(["triton", exported["paramnet"], tmp_path / "r", "--name", "geo"]) == 0
+    )  # replaces the entry
     assert parse(tmp_path / "r" / "geo" / "config.pbtxt").input[0].name == "params"

@@ -16,15 +16,25 @@ from solver.config import load_case
 from solver.simulation import Simulation
 from surrogate.case_geometry import CASE_SCHEMA
 
-PERIODIC = [f"domain.boundaries.{a}_{s}=periodic" for a in "xyz" for s in ("min", "max")] + ["domain.sponge.length_m=0"]
+PERIODIC = [f"domain.boundaries.{a}_{s}=periodic" for a in "xyz" for s in ("min", "max")] + [
+    "domain.sponge.length_m=0"
+]
 
 
 def empty_tunnel(overrides: list[str], start: str) -> Simulation:
     """car.yaml's flow and tunnel without the car, 10 cells per 4.5 m (49 x 16 x 10 cells)."""
-    case = load_case(ROOT / "cases" / "car.yaml",
-                     ["body.shape=none", "geometry.source=none", "body.reference_length_m=4.5",
-                      "resolution.cells_per_length=10", f"flow.initial={'rest' if start == 'rest' else 'inflow'}",
-                      *overrides], schema=CASE_SCHEMA)
+    case = load_case(
+        ROOT / "cases" / "car.yaml",
+        [
+            "body.shape=none",
+            "geometry.source=none",
+            "body.reference_length_m=4.5",
+            "resolution.cells_per_length=10",
+            f"flow.initial={'rest' if start == 'rest' else 'inflow'}",
+            *overrides,
+        ],
+        schema=CASE_SCHEMA,
+    )
     sim = Simulation(case, CpuBackend())
     if start == "noise":
         f = sim.populations()
@@ -33,15 +43,28 @@ def empty_tunnel(overrides: list[str], start: str) -> Simulation:
     return sim
 
 
-@pytest.mark.parametrize("overrides, start", [
-    pytest.param(["resolution.u_lattice=0.05"], "rest", marks=pytest.mark.slow, id="road-u0.05-rest"),
-    pytest.param(["resolution.u_lattice=0.05"], "noise", marks=pytest.mark.slow, id="road-u0.05-noise"),
-    pytest.param(["resolution.u_lattice=0.1"], "rest", marks=pytest.mark.slow, id="road-u0.1-rest"),
-    pytest.param(["resolution.u_lattice=0.1"], "noise", id="road-u0.1-noise"),
-    pytest.param(["resolution.u_lattice=0.05", "domain.boundaries.z_min=freeslip"], "rest",
-                 marks=pytest.mark.slow, id="freeslip-rest"),
-    pytest.param(["resolution.u_lattice=0.1", *PERIODIC], "noise", id="periodic-noise"),
-])
+@pytest.mark.parametrize(
+    "overrides, start",
+    [
+        pytest.param(
+            ["resolution.u_lattice=0.05"], "rest", marks=pytest.mark.slow, id="road-u0.05-rest"
+        ),
+        pytest.param(
+            ["resolution.u_lattice=0.05"], "noise", marks=pytest.mark.slow, id="road-u0.05-noise"
+        ),
+        pytest.param(
+            ["resolution.u_lattice=0.1"], "rest", marks=pytest.mark.slow, id="road-u0.1-rest"
+        ),
+        pytest.param(["resolution.u_lattice=0.1"], "noise", id="road-u0.1-noise"),
+        pytest.param(
+            ["resolution.u_lattice=0.05", "domain.boundaries.z_min=freeslip"],
+            "rest",
+            marks=pytest.mark.slow,
+            id="freeslip-rest",
+        ),
+        pytest.param(["resolution.u_lattice=0.1", *PERIODIC], "noise", id="periodic-noise"),
+    ],
+)
 def test_empty_tunnel_holds_the_free_stream_for_20000_steps(overrides, start):
     """make test runs the rolling road at the higher lattice speed from a noisy start (the
     hardest of the set) and the periodic box; make test-slow the rest."""
@@ -53,7 +76,10 @@ def test_empty_tunnel_holds_the_free_stream_for_20000_steps(overrides, start):
     deviation = np.sqrt((v[0] - U) ** 2 + v[1] ** 2 + v[2] ** 2) / U
     fluid = (sim.flags_host & lattice.TYPE_MASK) == lattice.FLUID
     worst = float(deviation[fluid].max())
-    print(f"measured: {' '.join(overrides)} from {start}: max |u - U| / U = {worst:.1e} after 20000 steps")
+    print(
+        f"measured: {' '.join(overrides)} from {start}: max |u - U| / U = {worst:.1e} after 20000 "
+        "steps"
+    )
     assert worst < 1e-3
 
 
@@ -64,9 +90,16 @@ def test_fixed_floor_grows_a_boundary_layer_without_reversed_flow(cells):
     from the inflow (the same flow time at 14), velocity averaged over the last eighth: along the
     floor the first cell's velocity falls monotonically from the inlet (no period-2 pattern, no
     reversed flow; BGK showed -0.54 U) and the 99% thickness never shrinks."""
-    case = load_case(ROOT / "cases" / "ahmed.yaml",
-                     ["body.shape=none", "geometry.source=none", "body.reference_length_m=1.044",
-                      f"resolution.cells_per_length={cells}"], schema=CASE_SCHEMA)
+    case = load_case(
+        ROOT / "cases" / "ahmed.yaml",
+        [
+            "body.shape=none",
+            "geometry.source=none",
+            "body.reference_length_m=1.044",
+            f"resolution.cells_per_length={cells}",
+        ],
+        schema=CASE_SCHEMA,
+    )
     sim = Simulation(case, CpuBackend())
     block = 5 * cells  # 100 steps at 20 cells
     sim.advance(70 * block)
@@ -79,8 +112,10 @@ def test_fixed_floor_grows_a_boundary_layer_without_reversed_flow(cells):
     sponge_start = int((case.domain.size_m[0] - case.domain.sponge.length_m) / sim.units.dx_m)
     floor_row = ux[0, :sponge_start]
     thickness = np.argmax(ux[:, :sponge_start] >= 0.99, axis=0)
-    print(f"measured: floor row u/U {floor_row[0]:.2f} at the inlet to {floor_row[-1]:.2f}, min "
-          f"{ux[0].min():.3f}; 99% thickness {thickness[0]} to {thickness[-1]} cells")
+    print(
+        f"measured: floor row u/U {floor_row[0]:.2f} at the inlet to {floor_row[-1]:.2f}, min "
+        f"{ux[0].min():.3f}; 99% thickness {thickness[0]} to {thickness[-1]} cells"
+    )
     assert ux[0].min() > 0
     assert np.all(np.diff(floor_row) <= 1e-3)
     assert np.all(np.diff(thickness) >= 0)

@@ -10,8 +10,12 @@ from solver.units import derive_units
 
 
 def _case(**resolution):
-    return make_case(name="u", flow={"speed_m_s": 20.0, "nu_m2_s": 1.5e-5},
-                     body={"reference_length_m": 0.4}, resolution=resolution)
+    return make_case(
+        name="u",
+        flow={"speed_m_s": 20.0, "nu_m2_s": 1.5e-5},
+        body={"reference_length_m": 0.4},
+        resolution=resolution,
+    )
 
 
 def test_lattice_units_of_a_case():
@@ -30,12 +34,20 @@ def test_lattice_units_of_a_case():
 
 def test_automatic_lattice_speed_keeps_tau_at_most_one():
     """Re 20 on 40 cells: u = 0.5 Re / (3 N) = 0.0833 gives tau = 1; Re 1e3 caps u at 0.1."""
-    low = make_case(name="a", flow={"reynolds": 20.0}, body={"reference_length_m": 1.0},
-                    resolution={"cells_per_length": 40})
+    low = make_case(
+        name="a",
+        flow={"reynolds": 20.0},
+        body={"reference_length_m": 1.0},
+        resolution={"cells_per_length": 40},
+    )
     u = derive_units(low, 1.0)
     assert u.u_lattice == pytest.approx(20 / 240) and u.tau == pytest.approx(1.0)
-    high = make_case(name="b", flow={"reynolds": 1e3}, body={"reference_length_m": 1.0},
-                     resolution={"cells_per_length": 40})
+    high = make_case(
+        name="b",
+        flow={"reynolds": 1e3},
+        body={"reference_length_m": 1.0},
+        resolution={"cells_per_length": 40},
+    )
     assert derive_units(high, 1.0).u_lattice == pytest.approx(0.1)
 
 

@@ -32,7 +32,10 @@ def test_poiseuille_profile(cpu, collision):
     exact = g / (2 * nu) * y * (H - y)
     assert len(y) == 16
     error = np.linalg.norm(u - exact) / np.linalg.norm(exact)
-    print(f"measured: Poiseuille ({collision}) relative L2 error {error:.2e} (tau {sim.units.tau:.3f})")
+    print(
+        f"measured: Poiseuille ({collision}) relative L2 error {error:.2e} (tau "
+        f"{sim.units.tau:.3f})"
+    )
     assert error < 0.01, f"relative L2 error {error:.4f}"
 
 
@@ -66,7 +69,10 @@ def schaefer_turek_2d1(cpu):
             assert case.resolution.cells_per_length == 20
             results[rule] = Runner(Simulation(case, cpu)).run()
             r = results[rule]
-            print(f"measured: 2D-1 {rule} bounce-back Cd {r.cd:.4f} Cl {r.cl:.5f} after {r.steps} steps")
+            print(
+                f"measured: 2D-1 {rule} bounce-back Cd {r.cd:.4f} Cl {r.cl:.5f} after {r.steps} "
+                "steps"
+            )
         return results[rule]
 
     return run
@@ -114,10 +120,19 @@ def test_stokes_drag_on_a_sphere(cpu):
     u_guess = g * L**3 * (1 - solid_fraction) / (6 * math.pi * nu * R * k)
     case = make_case(
         name="stokes",
-        flow={"speed_m_s": u_guess, "nu_m2_s": nu, "body_accel_m_s2": [g, 0.0, 0.0], "initial": "inflow"},
+        flow={
+            "speed_m_s": u_guess,
+            "nu_m2_s": nu,
+            "body_accel_m_s2": [g, 0.0, 0.0],
+            "initial": "inflow",
+        },
         domain={"size_m": [L, L, L], "boundaries": PERIODIC},
-        body={"shape": "sphere", "center_m": [L / 2, L / 2, L / 2], "radius_m": R,
-              "bounce_back": "halfway"},
+        body={
+            "shape": "sphere",
+            "center_m": [L / 2, L / 2, L / 2],
+            "radius_m": R,
+            "bounce_back": "halfway",
+        },
         resolution={"cells_per_length": 2 * R, "u_lattice": u_guess},
     )
     sim = Simulation(case, cpu)
@@ -131,8 +146,10 @@ def test_stokes_drag_on_a_sphere(cpu):
     assert abs(u_mean - u_before) < 0.01 * u_mean
     drag = forces[-1, FORCE_TOTAL, 0]
     stokes = 6 * math.pi * nu * R * u_mean * k
-    print(f"measured: Stokes drag / (6 pi mu R U K) = {drag / stokes:.4f}, K = {k:.4f}, "
-          f"Re = {u_mean * 2 * R / nu:.3f}")
+    print(
+        f"measured: Stokes drag / (6 pi mu R U K) = {drag / stokes:.4f}, K = {k:.4f}, "
+        f"Re = {u_mean * 2 * R / nu:.3f}"
+    )
     assert drag == pytest.approx(stokes, rel=0.05)
     assert u_mean * 2 * R / nu < 0.1  # Stokes regime
 
@@ -146,7 +163,12 @@ def test_mass_conservation_closed_periodic_box(cpu):
         name="mass",
         flow={"speed_m_s": 1.0, "reynolds": 50.0, "initial": "taylor_green"},
         domain={"size_m": [1.0, 1.0, 1.0], "boundaries": PERIODIC},
-        body={"shape": "sphere", "center_m": [0.5, 0.5, 0.5], "radius_m": 0.2, "bounce_back": "halfway"},
+        body={
+            "shape": "sphere",
+            "center_m": [0.5, 0.5, 0.5],
+            "radius_m": 0.2,
+            "bounce_back": "halfway",
+        },
         resolution={"cells_per_length": 13, "u_lattice": 0.05},
     )
     sim = Simulation(case, cpu)
@@ -164,8 +186,10 @@ def test_mass_conservation_closed_periodic_box(cpu):
 def test_schaefer_turek_2d1_interpolated_at_40_cells(cpu, schaefer_turek_2d1):
     """2D-1 with interpolated bounce-back at D = 40 cells (slab one cell thick): Cd within 1% of
     5.58 and Cl within 20% of 0.0106, and Cd no farther from 5.58 than at D = 20 (about 25 s)."""
-    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml",
-                     ["resolution.cells_per_length=40", "domain.size_m=[2.2,0.41,0.0025]"])
+    case = load_case(
+        ROOT / "cases" / "cylinder_2d1.yaml",
+        ["resolution.cells_per_length=40", "domain.size_m=[2.2,0.41,0.0025]"],
+    )
     result = Runner(Simulation(case, cpu)).run()
     print(f"measured: 2D-1 interpolated, D = 40: Cd {result.cd:.4f} Cl {result.cl:.5f}")
     assert result.converged

@@ -15,10 +15,18 @@ from viz.vti import write_vti
 
 @pytest.fixture(scope="module")
 def averaged_run(cpu):
-    case = load_case(ROOT / "cases" / "windtunnel_box.yaml",
-                     ["resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=400", "run.check_every=50",
-                      "run.average_from_step=200",
-                      "run.average_steps=200", "run.sample_every=25"])
+    case = load_case(
+        ROOT / "cases" / "windtunnel_box.yaml",
+        [
+            "resolution.cells_per_length=8",
+            "resolution.min_gap_cells=0",
+            "run.max_steps=400",
+            "run.check_every=50",
+            "run.average_from_step=200",
+            "run.average_steps=200",
+            "run.sample_every=25",
+        ],
+    )
     sim = Simulation(case, cpu)
     return sim, Runner(sim).run()
 
@@ -28,7 +36,15 @@ def test_fields_vti_round_trip(tmp_path, averaged_run, stride):
     sim, result = averaged_run
     assert result.fields_averaged
     arrays = physical_fields(sim, result.fields, result.mean_fields, stride)
-    assert {"velocity", "velocity_mean", "pressure_mean", "Cp", "Cp_mean", "vorticity_mean", "solid"} <= set(arrays)
+    assert {
+        "velocity",
+        "velocity_mean",
+        "pressure_mean",
+        "Cp",
+        "Cp_mean",
+        "vorticity_mean",
+        "solid",
+    } <= set(arrays)
     path = write_vti(tmp_path / "fields.vti", sim.grid.dx_m * stride, field_origin(sim), arrays)
     image = read_vtk_xml(path)
     nz, ny, nx = arrays["pressure"].shape

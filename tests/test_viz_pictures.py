@@ -11,16 +11,33 @@ from conftest import ROOT
 import run_case
 from viz.__main__ import main as viz_main
 
-PICTURES = ("cd_history.png", "velocity_slice.png", "body_cp.png", "streamlines.png", "drag_breakdown.png")
+PICTURES = (
+    "cd_history.png",
+    "velocity_slice.png",
+    "body_cp.png",
+    "streamlines.png",
+    "drag_breakdown.png",
+)
 
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     out = tmp_path_factory.mktemp("viz") / "box"
-    args = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "resolution.min_gap_cells=0",
-            "run.max_steps=300", "run.check_every=50", "run.average_from_step=200",
-            "run.average_steps=100", "run.sample_every=25",
-            "output.snapshot_every=100", "--backend", "cpu", "--out", str(out)]
+    args = [
+        str(ROOT / "cases" / "windtunnel_box.yaml"),
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=300",
+        "run.check_every=50",
+        "run.average_from_step=200",
+        "run.average_steps=100",
+        "run.sample_every=25",
+        "output.snapshot_every=100",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run_case.main(args) == 0
     return out
 
@@ -78,8 +95,18 @@ def test_vtm_opens_fields_and_body_together(results):
 
 def test_a_fresh_run_leaves_no_collection_of_an_earlier_one(tmp_path):
     out = tmp_path / "reuse"
-    base = [str(ROOT / "cases" / "windtunnel_box.yaml"), "resolution.cells_per_length=8", "resolution.min_gap_cells=0", "run.max_steps=100",
-            "run.check_every=50", "output.images=false", "--backend", "cpu", "--out", str(out)]
+    base = [
+        str(ROOT / "cases" / "windtunnel_box.yaml"),
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=100",
+        "run.check_every=50",
+        "output.images=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(out),
+    ]
     assert run_case.main([*base, "output.snapshot_every=50"]) == 0
     assert (out / "fields.pvd").is_file() and len(list((out / "snapshots").iterdir())) == 2
     assert run_case.main([*base, "output.fields=false"]) == 0

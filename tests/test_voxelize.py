@@ -40,7 +40,9 @@ def test_edges_and_faces_on_grid_rays(cpu):
     side faces contain whole rows: the cells on each pair of faces go to exactly one side (the
     tie rules: along x the exit face, along y the min face, along z the max face), so the mask
     is a box of exactly 10 x 8 x 6 cells."""
-    inside = inside_mask(cpu, *_arrays(box([10.0, 8.0, 6.0], (20.5, 20.5, 20.5))), GRID).astype(bool)
+    inside = inside_mask(cpu, *_arrays(box([10.0, 8.0, 6.0], (20.5, 20.5, 20.5))), GRID).astype(
+        bool
+    )
     expected = (X > 15.5) & (X <= 25.5) & (Y >= 16.5) & (Y < 24.5) & (Z > 17.5) & (Z <= 23.5)
     assert np.array_equal(inside, expected)
 
@@ -48,8 +50,13 @@ def test_edges_and_faces_on_grid_rays(cpu):
 def test_vertices_on_grid_rays(cpu):
     """An octahedron centred on a cell centre: its six vertices and twelve edges lie on rays.
     Every cell off the surface is classified as |x| + |y| + |z| < 9 says."""
-    v = np.array([[9, 0, 0], [-9, 0, 0], [0, 9, 0], [0, -9, 0], [0, 0, 9], [0, 0, -9]], float) + 20.5
-    f = np.array([[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5], [3, 1, 5], [0, 3, 5]])
+    v = (
+        np.array([[9, 0, 0], [-9, 0, 0], [0, 9, 0], [0, -9, 0], [0, 0, 9], [0, 0, -9]], float)
+        + 20.5
+    )
+    f = np.array(
+        [[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5], [3, 1, 5], [0, 3, 5]]
+    )
     mesh = TriangleMesh(v, f)
     assert mesh.volume_m3() > 0
     inside = inside_mask(cpu, mesh.vertices_m, mesh.faces, GRID).astype(bool)
@@ -64,7 +71,8 @@ def test_link_fractions_land_on_the_surface(cpu):
     mesh = icosphere(10.0, (20.2, 19.9, 20.1), subdivisions=5)
     body = inside_mask(cpu, mesh.vertices_m, mesh.faces, GRID).astype(bool)
     from solver.grid import body_neighbour_index
-    from solver.lattice import BODY, SOLID, C as LINKS
+    from solver.lattice import BODY, SOLID
+    from solver.lattice import C as LINKS
 
     flags = np.where(body, SOLID | BODY, 0).astype(np.uint8)
     slot = body_neighbour_index(flags)
@@ -119,8 +127,14 @@ def test_shared_edges_off_the_grid_keep_the_parity(cpu, dx):
     z, y, x = np.meshgrid(c, c, c, indexing="ij")
     lo, hi = mesh.bounds_m()
     exact = (x > lo[0]) & (x < hi[0]) & (y > lo[1]) & (y < hi[1]) & (z > lo[2]) & (z < hi[2])
-    on_face = np.isclose(x, lo[0]) | np.isclose(x, hi[0]) | np.isclose(y, lo[1]) | np.isclose(y, hi[1]) \
-        | np.isclose(z, lo[2]) | np.isclose(z, hi[2])
+    on_face = (
+        np.isclose(x, lo[0])
+        | np.isclose(x, hi[0])
+        | np.isclose(y, lo[1])
+        | np.isclose(y, hi[1])
+        | np.isclose(z, lo[2])
+        | np.isclose(z, hi[2])
+    )
     assert np.array_equal(inside[~on_face], exact[~on_face])
     assert counts.sum() > 0
 
@@ -135,15 +149,34 @@ def test_mesh_sphere_and_analytic_sphere_agree(cpu):
 
     def case(shape: str):
         return make_case(
-            name="s", flow={"speed_m_s": 1.0, "reynolds": 20.0},
-            domain={"size_m": [0.6, 0.3, 0.3], "boundaries": {"x_min": "inlet", "x_max": "outflow",
-                    "y_min": "freeslip", "y_max": "freeslip", "z_min": "freeslip", "z_max": "freeslip"}},
-            body={"shape": shape, "center_m": [0.15, 0.15, 0.15], "radius_m": 0.05,
-                  "reference_length_m": 0.1, "reference_area_m2": math.pi * 0.05**2},
-            resolution={"cells_per_length": 10})
+            name="s",
+            flow={"speed_m_s": 1.0, "reynolds": 20.0},
+            domain={
+                "size_m": [0.6, 0.3, 0.3],
+                "boundaries": {
+                    "x_min": "inlet",
+                    "x_max": "outflow",
+                    "y_min": "freeslip",
+                    "y_max": "freeslip",
+                    "z_min": "freeslip",
+                    "z_max": "freeslip",
+                },
+            },
+            body={
+                "shape": shape,
+                "center_m": [0.15, 0.15, 0.15],
+                "radius_m": 0.05,
+                "reference_length_m": 0.1,
+                "reference_area_m2": math.pi * 0.05**2,
+            },
+            resolution={"cells_per_length": 10},
+        )
 
     analytic = Simulation(case("sphere"), cpu)
     meshed = Simulation(case("mesh"), cpu, icosphere(0.05, (0.15, 0.15, 0.15), subdivisions=5))
     assert np.array_equal(analytic.flags_host, meshed.flags_host)
-    cd = [sim.coefficients(sim.advance(600)[-100:, FORCE_TOTAL].mean(axis=0))[0] for sim in (analytic, meshed)]
+    cd = [
+        sim.coefficients(sim.advance(600)[-100:, FORCE_TOTAL].mean(axis=0))[0]
+        for sim in (analytic, meshed)
+    ]
     assert cd[1] == pytest.approx(cd[0], rel=0.005)

@@ -22,7 +22,9 @@ def _geometry(phi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     slot = body_neighbour_index(flags)
     cells = np.argwhere(slot >= 0)
     into = links_into_body(slot, body)
-    wall = slot_wall_geometry(flags, slot, link_fractions(phi, cells, into), np.array([True, True, True]))
+    wall = slot_wall_geometry(
+        flags, slot, link_fractions(phi, cells, into), np.array([True, True, True])
+    )
     return wall, cells, into
 
 
@@ -33,15 +35,19 @@ def test_a_plane_at_any_orientation_has_its_own_normal_distance_and_area():
     n = 56
     z, y, x = np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij")
     k = np.array([1.0, 2.0, 3.0])
-    s = ((k[0] * x + k[1] * y + k[2] * z + 0.3183) % n)  # 0 .. n along the normal, in units of 1/|k|
+    s = (k[0] * x + k[1] * y + k[2] * z + 0.3183) % n  # 0 .. n along the normal, in units of 1/|k|
     # Signed distance to the nearer of the two planes s = 0 and s = n / 2, negative in the body
     # (0 < s < n / 2), in cells.
-    phi = np.where(s < n / 2, -np.minimum(s, n / 2 - s), np.minimum(s - n / 2, n - s)) / np.linalg.norm(k)
+    phi = np.where(
+        s < n / 2, -np.minimum(s, n / 2 - s), np.minimum(s - n / 2, n - s)
+    ) / np.linalg.norm(k)
     wall, cells, into = _geometry(phi)
     has = into.any(axis=1)
     unit = k / np.linalg.norm(k)
     s_cell = s[cells[:, 0], cells[:, 1], cells[:, 2]]
-    expected = np.where(((s_cell > n / 2) & (s_cell < 3 * n / 4))[:, None], unit, -unit)  # out of the body
+    expected = np.where(
+        ((s_cell > n / 2) & (s_cell < 3 * n / 4))[:, None], unit, -unit
+    )  # out of the body
     assert np.abs(wall[has, :3] - expected[has]).max() < 1e-5
     assert np.abs(wall[has, 3] - phi[cells[has, 0], cells[has, 1], cells[has, 2]]).max() < 1e-5
     assert np.all(wall[~has] == 0.0)

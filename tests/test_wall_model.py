@@ -40,10 +40,22 @@ def couette_gap(cpu, cs: float, model: str) -> tuple[float, float]:
     case = make_case(
         name="couette_gap",
         flow={"speed_m_s": 30.0, "nu_m2_s": 1.5e-5, "initial": "inflow"},
-        domain={"size_m": [2.25, 2.25, 2.25], "boundaries": {**PERIODIC_XY, "z_min": "moving", "z_max": "freeslip"}},
-        body={"shape": "box", "center_m": [1.125, 1.125, 5.15], "size_m": [100.0, 100.0, 10.0],
-              "reference_length_m": 4.5},
-        resolution={"cells_per_length": 20, "u_lattice": 0.05, "smagorinsky_cs": cs, "min_gap_cells": 0.0},
+        domain={
+            "size_m": [2.25, 2.25, 2.25],
+            "boundaries": {**PERIODIC_XY, "z_min": "moving", "z_max": "freeslip"},
+        },
+        body={
+            "shape": "box",
+            "center_m": [1.125, 1.125, 5.15],
+            "size_m": [100.0, 100.0, 10.0],
+            "reference_length_m": 4.5,
+        },
+        resolution={
+            "cells_per_length": 20,
+            "u_lattice": 0.05,
+            "smagorinsky_cs": cs,
+            "min_gap_cells": 0.0,
+        },
         walls={"model": model},
     )
     sim = Simulation(case, cpu)
@@ -52,7 +64,9 @@ def couette_gap(cpu, cs: float, model: str) -> tuple[float, float]:
     fx = sim.advance(1)[0, FORCE_TOTAL, 0]
     U = sim.units.u_lattice
     dx = sim.units.dx_m
-    plate_distance = (0.15 - 0.5 * dx) / dx  # the box's lower face above the gap cell's centre [cells]
+    plate_distance = (
+        0.15 - 0.5 * dx
+    ) / dx  # the box's lower face above the gap cell's centre [cells]
     u_tau = spalding_u_tau(gap, plate_distance, sim.units.nu_lattice)
     return fx / (sim.grid.nx * sim.grid.ny) / (0.5 * U * U), 2 * (u_tau / U) ** 2
 
@@ -65,7 +79,9 @@ def test_couette_gap_follows_the_law_of_the_wall(cpu):
     (2.11e-3 / 2.15e-3, still on its way from the start at U to the balance of the two walls)
     where plain Smagorinsky changes by 380%."""
     plain = [couette_gap(cpu, cs, "none")[0] for cs in (0.10, 0.22)]
-    assert plain[0] == pytest.approx(2 * 0.10**2, rel=0.02) and plain[1] == pytest.approx(2 * 0.22**2, rel=0.02)
+    assert plain[0] == pytest.approx(2 * 0.10**2, rel=0.02) and plain[1] == pytest.approx(
+        2 * 0.22**2, rel=0.02
+    )
     modelled = [couette_gap(cpu, cs, "loglaw") for cs in (0.10, 0.22)]
     for cf, cf_law in modelled:
         assert abs(cf / cf_law - 1) < 0.01
@@ -81,9 +97,17 @@ def test_wall_model_keeps_a_resolved_laminar_couette_flow(cpu):
         case = make_case(
             name="couette",
             flow={"speed_m_s": 1.0, "reynolds": 10.0, "initial": "rest"},
-            domain={"size_m": [0.25, 1.0, 0.0625], "boundaries": {"x_min": "periodic", "x_max": "periodic",
-                                                                  "z_min": "periodic", "z_max": "periodic",
-                                                                  "y_min": "moving", "y_max": "noslip"}},
+            domain={
+                "size_m": [0.25, 1.0, 0.0625],
+                "boundaries": {
+                    "x_min": "periodic",
+                    "x_max": "periodic",
+                    "z_min": "periodic",
+                    "z_max": "periodic",
+                    "y_min": "moving",
+                    "y_max": "noslip",
+                },
+            },
             body={"reference_length_m": 1.0},
             resolution={"cells_per_length": 16, "u_lattice": 0.05, "collision": "entropic"},
             walls={"model": "loglaw", "sample_cells": sample},
@@ -99,21 +123,29 @@ def _slab(k: tuple[int, int, int], shape: tuple[int, int, int]) -> tuple[np.ndar
     normal k, every other gap between them the body; and the planes' area in the box (cells^2)."""
     nz, ny, nx = shape
     z, y, x = np.meshgrid(np.arange(nz), np.arange(ny), np.arange(nx), indexing="ij")
-    period = np.gcd.reduce([abs(v) * n for v, n in zip(k, (nx, ny, nz)) if v])
+    period = np.gcd.reduce([abs(v) * n for v, n in zip(k, (nx, ny, nz), strict=False) if v])
     s = (k[0] * x + k[1] * y + k[2] * z + 0.3183) % period
     norm = math.sqrt(sum(v * v for v in k))
-    phi = np.where(s < period / 2, -np.minimum(s, period / 2 - s), np.minimum(s - period / 2, period - s)) / norm
+    phi = (
+        np.where(
+            s < period / 2, -np.minimum(s, period / 2 - s), np.minimum(s - period / 2, period - s)
+        )
+        / norm
+    )
     return phi, 2 * nx * ny * nz / (period / norm)
 
 
-@pytest.mark.parametrize("k, t, shape", [
-    ((0, 0, 1), (1, 0, 0), (16, 8, 8)),      # along the grid
-    ((0, -1, 2), (1, 0, 0), (40, 40, 8)),    # turned about the flow by atan(1/2)
-    ((0, 1, 6), (1, 0, 0), (128, 128, 4)),   # by atan(1/6)
-    ((0, 1, 1), (1, 0, 0), (32, 32, 8)),     # by 45 degrees
-    ((1, 1, 0), (0, 0, 1), (32, 32, 8)),     # 45 degrees, flow along z
-    ((1, 2, 3), (2, -1, 0), (80, 80, 80)),   # no symmetry of the grid, flow along no axis
-])
+@pytest.mark.parametrize(
+    "k, t, shape",
+    [
+        ((0, 0, 1), (1, 0, 0), (16, 8, 8)),  # along the grid
+        ((0, -1, 2), (1, 0, 0), (40, 40, 8)),  # turned about the flow by atan(1/2)
+        ((0, 1, 6), (1, 0, 0), (128, 128, 4)),  # by atan(1/6)
+        ((0, 1, 1), (1, 0, 0), (32, 32, 8)),  # by 45 degrees
+        ((1, 1, 0), (0, 0, 1), (32, 32, 8)),  # 45 degrees, flow along z
+        ((1, 2, 3), (2, -1, 0), (80, 80, 80)),  # no symmetry of the grid, flow along no axis
+    ],
+)
 def test_wall_stress_on_a_turned_plane_equals_the_aligned_one(cpu, k, t, shape):
     """walls.body_rule = surface on a plane wall at any angle under the law of the wall's own
     profile: in one step the stress the model imposes (the friction it reports) is rho u_tau^2 of

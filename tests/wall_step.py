@@ -17,9 +17,9 @@ from solver.wall_geometry import slot_wall_geometry
 
 @dataclass(frozen=True)
 class WallStep:
-    force: np.ndarray      # [3, 3]: the body's momentum exchange, pressure and friction in the step
+    force: np.ndarray  # [3, 3]: the body's momentum exchange, pressure and friction in the step
     cell_force: np.ndarray  # [n_slots, 3, 3]: the same per slot
-    wall: np.ndarray       # [n_slots, 5] the wall record (normal, distance, area)
+    wall: np.ndarray  # [n_slots, 5] the wall record (normal, distance, area)
 
 
 def link_fractions(phi: np.ndarray, cells: np.ndarray, into: np.ndarray) -> np.ndarray:
@@ -35,10 +35,17 @@ def link_fractions(phi: np.ndarray, cells: np.ndarray, into: np.ndarray) -> np.n
     return out
 
 
-def wall_step(backend, phi: np.ndarray, velocity: np.ndarray, nu: float, sample_cells: int = 4,
-              collision: str = "entropic") -> WallStep:
+def wall_step(
+    backend,
+    phi: np.ndarray,
+    velocity: np.ndarray,
+    nu: float,
+    sample_cells: int = 4,
+    collision: str = "entropic",
+) -> WallStep:
     """phi: signed distance from the surface [z, y, x] in cells, negative in the body, linear along
-    each link near the wall; velocity: [3, z, y, x] lattice units, or a 3-vector for a uniform flow."""
+    each link near the wall; velocity: [3, z, y, x] lattice units, or a 3-vector for a uniform
+    flow."""
     nz, ny, nx = phi.shape
     n = phi.size
     flags = np.zeros(phi.shape, np.uint8)
@@ -60,16 +67,39 @@ def wall_step(backend, phi: np.ndarray, velocity: np.ndarray, nu: float, sample_
     backend.init_equilibrium(src, moments.reshape(-1), n, stride, lattice.COLLISIONS[collision])
     dst = src.copy()
     n_slots = len(cells)
-    params = pack_params({
-        "plane_stride": stride, "flags": flags, "tau_x": np.full(nx, 0.5 + 3 * nu, np.float32),
-        "u_inlet": np.zeros((nz, ny), np.float32), "boundary_index": slot,
-        "cell_force": np.zeros((n_slots, 3, 3), np.float32), "link_q": q,
-        "slot_area": np.zeros((n_slots, 3), np.float32), "slot_wall": wall, "wall_feq": np.zeros(19, np.float32),
-        "nx": nx, "ny": ny, "nz": nz, "interpolated": 1, "has_force": 0,
-        "collision": lattice.COLLISIONS[collision], "wall_model": lattice.WALL_MODELS["loglaw"],
-        "wall_sample": sample_cells, "wall_body_rule": lattice.WALL_BODY_RULES["surface"], "nu_lattice": nu, "cs2_smag": 0.16**2, "inlet_relax": 0.0,
-        "gx": 0.0, "gy": 0.0, "gz": 0.0, "wall_ux": 0.0, "wall_uy": 0.0, "wall_uz": 0.0,
-    }, backend.address)
+    params = pack_params(
+        {
+            "plane_stride": stride,
+            "flags": flags,
+            "tau_x": np.full(nx, 0.5 + 3 * nu, np.float32),
+            "u_inlet": np.zeros((nz, ny), np.float32),
+            "boundary_index": slot,
+            "cell_force": np.zeros((n_slots, 3, 3), np.float32),
+            "link_q": q,
+            "slot_area": np.zeros((n_slots, 3), np.float32),
+            "slot_wall": wall,
+            "wall_feq": np.zeros(19, np.float32),
+            "nx": nx,
+            "ny": ny,
+            "nz": nz,
+            "interpolated": 1,
+            "has_force": 0,
+            "collision": lattice.COLLISIONS[collision],
+            "wall_model": lattice.WALL_MODELS["loglaw"],
+            "wall_sample": sample_cells,
+            "wall_body_rule": lattice.WALL_BODY_RULES["surface"],
+            "nu_lattice": nu,
+            "cs2_smag": 0.16**2,
+            "inlet_relax": 0.0,
+            "gx": 0.0,
+            "gy": 0.0,
+            "gz": 0.0,
+            "wall_ux": 0.0,
+            "wall_uy": 0.0,
+            "wall_uz": 0.0,
+        },
+        backend.address,
+    )
     force = np.zeros((3, 3))
     backend.step(src, dst, params, force)
     cell_force = np.array(params["cell_force"], dtype=np.float64)

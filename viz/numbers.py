@@ -5,7 +5,7 @@ matplotlib's MaxNLocator spaces them)."""
 from __future__ import annotations
 
 import math
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

@@ -2,7 +2,8 @@
 velocity magnitude with the body's outline (the plane z of a 2D case one cell thick), the body
 coloured by Cp, streamlines around the body (PyVista), and, for a run with a body, the Cd
 history with the averaging window shaded and, where the run averaged over a surface, the drag
-breakdown: Cd(x) along the body and the drag of each named part (matplotlib). Every picture has axes in metres or
+breakdown: Cd(x) along the body and the drag of each named part (matplotlib). Every picture has axes
+in metres or
 steps labelled at round values, a colour bar with units and round ticks, and a title naming
 the case; a run whose Cd did not converge says so in red under the title.
 
@@ -70,8 +71,15 @@ def draw_all(folder: Path) -> list[Path]:
     fields = folder / "fields.vti"
     surface = folder / "surface.vtp"
     if fields.is_file():
-        drawn.append(velocity_slice(fields, surface if surface.is_file() else None, name,
-                                    images / "velocity_slice.png", note))
+        drawn.append(
+            velocity_slice(
+                fields,
+                surface if surface.is_file() else None,
+                name,
+                images / "velocity_slice.png",
+                note,
+            )
+        )
     if surface.is_file():
         drawn.append(body_cp(surface, name, images / "body_cp.png", note))
         if fields.is_file():
@@ -91,17 +99,27 @@ def cd_history(forces_csv: Path, summary: dict, out: Path) -> Path:
     ax.plot(data[:, 0], data[:, 4], lw=0.5, color="tab:blue", alpha=0.25, label="Cd per step")
     window = max(1, min(len(data) // 20, 200))
     mean = np.convolve(data[:, 4], np.ones(window) / window, mode="valid")
-    ax.plot(data[window - 1:, 0], mean, lw=1.5, color="tab:blue", label=f"mean of the last {window} steps")
+    ax.plot(
+        data[window - 1 :, 0],
+        mean,
+        lw=1.5,
+        color="tab:blue",
+        label=f"mean of the last {window} steps",
+    )
     steps = summary["steps"]
     if summary.get("averaged_steps"):
         start = steps - summary["averaged_steps"]
         ax.axvspan(start, steps, color="tab:orange", alpha=0.2, label="averaging window")
     if summary.get("cd") is not None:
-        ax.axhline(summary["cd"], color="k", ls="--", lw=0.8, label=f"Cd = {coefficient(summary['cd'])}")
+        ax.axhline(
+            summary["cd"], color="k", ls="--", lw=0.8, label=f"Cd = {coefficient(summary['cd'])}"
+        )
     ax.set_ylim(*_cd_limits(data[:, 4], summary.get("cd")))
     ax.set_xlabel("step")
     ax.set_ylabel("Cd [-]")
-    _matplotlib_titles(fig, ax, f"{summary['case']}: drag coefficient history", convergence_note(summary))
+    _matplotlib_titles(
+        fig, ax, f"{summary['case']}: drag coefficient history", convergence_note(summary)
+    )
     ax.grid(alpha=0.3)
     ax.legend(loc="upper right")
     fig.tight_layout()
@@ -119,8 +137,13 @@ def drag_breakdown(summary: dict, out: Path) -> Path:
     import matplotlib.pyplot as plt
 
     cumulative, parts = summary["cd_cumulative"], summary["cd_parts"]
-    fig, (along, by_part) = plt.subplots(1, 2, figsize=(SIZE_PX[0] / 100, SIZE_PX[1] / 100), dpi=100,
-                                         gridspec_kw={"width_ratios": [3, 2]})
+    fig, (along, by_part) = plt.subplots(
+        1,
+        2,
+        figsize=(SIZE_PX[0] / 100, SIZE_PX[1] / 100),
+        dpi=100,
+        gridspec_kw={"width_ratios": [3, 2]},
+    )
     # From zero at the first column's upstream face.
     x = [cumulative["x_m"][0] - summary["dx_m"], *cumulative["x_m"]]
     along.plot(x, [0.0, *cumulative["cd"]], "o-", color="tab:blue", lw=1.5, ms=3)
@@ -142,7 +165,10 @@ def drag_breakdown(summary: dict, out: Path) -> Path:
     by_part.grid(alpha=0.3, axis="x")
     by_part.legend(loc="lower right")
     total = summary["cd_pressure"] + summary["cd_friction"]
-    title = f"{summary['case']}: where the drag comes from (pressure + friction Cd {coefficient(total)})"
+    title = (
+        f"{summary['case']}: where the drag comes from "
+        f"(pressure + friction Cd {coefficient(total)})"
+    )
     note = convergence_note(summary)
     fig.suptitle(title if not note else f"{title}\n{note}", color="k")
     fig.tight_layout()
@@ -155,7 +181,7 @@ def _cd_limits(cd: np.ndarray, reported: float | None) -> tuple[float, float]:
     """Cd axis limits [-]: the 2nd to 98th percentile of the history after its first fifth
     (the start-up transient off the axis), padded, and always the reported Cd."""
     finite = cd[np.isfinite(cd)]
-    tail = finite[len(finite) // 5:]
+    tail = finite[len(finite) // 5 :]
     values = [*np.percentile(tail, [2, 98])] if tail.size else []
     values += [reported] if reported is not None else []
     if not values:
@@ -210,8 +236,9 @@ def _colour_bar(plotter, title: str, clim: tuple[float, float]) -> None:
     import pyvista as pv
 
     ticks = nice_ticks(*clim, MAX_LABELS)
-    bar = plotter.add_scalar_bar(title=title, color="black", vertical=True,
-                                 fmt=f"%.{tick_decimals(ticks)}f")
+    bar = plotter.add_scalar_bar(
+        title=title, color="black", vertical=True, fmt=f"%.{tick_decimals(ticks)}f"
+    )
     bar.SetUseCustomLabels(True)
     bar.SetCustomLabels(pv.convert_array(np.asarray(ticks, float)))
 
@@ -224,7 +251,9 @@ def _view(plotter, view: str | tuple[float, float, float]) -> None:
     else:
         plotter.view_vector(view, viewup=(0.0, 0.0, 1.0))
     bounds = np.reshape(plotter.bounds, (3, 2))
-    corners = np.array([_display_px(plotter, (x, y, z)) for x in bounds[0] for y in bounds[1] for z in bounds[2]])
+    corners = np.array(
+        [_display_px(plotter, (x, y, z)) for x in bounds[0] for y in bounds[1] for z in bounds[2]]
+    )
     extent = np.maximum(corners.max(axis=0) - corners.min(axis=0), 1.0)
     plotter.camera.zoom(float(np.min(np.array(FREE_PX) / extent)))
 
@@ -242,7 +271,10 @@ def _px_per_m(plotter, centre: np.ndarray, axis: int, length_m: float) -> float:
     ends = [np.array(centre, float) for _ in range(2)]
     ends[0][axis] -= 0.5 * length_m
     ends[1][axis] += 0.5 * length_m
-    return float(np.linalg.norm(_display_px(plotter, ends[1]) - _display_px(plotter, ends[0]))) / length_m
+    return (
+        float(np.linalg.norm(_display_px(plotter, ends[1]) - _display_px(plotter, ends[0])))
+        / length_m
+    )
 
 
 def _rulers(plotter, scene: np.ndarray) -> list[np.ndarray | None]:
@@ -262,12 +294,22 @@ def _axes(plotter, scene: np.ndarray, rulers: list[np.ndarray | None]) -> None:
     """Axes in metres around the scene's bounds, labelled at the rulers' values. Each axis runs
     one label spacing past its first and last label, so that no label sits at a corner where
     axes meet; an axis without a ruler is left out."""
-    box = [(t[0] - (t[1] - t[0]), t[-1] + (t[1] - t[0])) if t is not None else (lo, hi)
-           for t, (lo, hi) in zip(rulers, scene)]
+    box = [
+        (t[0] - (t[1] - t[0]), t[-1] + (t[1] - t[0])) if t is not None else (lo, hi)
+        for t, (lo, hi) in zip(rulers, scene, strict=False)
+    ]
     counts = [len(t) + 2 if t is not None else 2 for t in rulers]
-    actor = plotter.show_bounds(bounds=[v for ends in box for v in ends], n_xlabels=counts[0],
-                                n_ylabels=counts[1], n_zlabels=counts[2], xtitle="x [m]", ytitle="y [m]",
-                                ztitle="z [m]", color="black", location="outer")
+    actor = plotter.show_bounds(
+        bounds=[v for ends in box for v in ends],
+        n_xlabels=counts[0],
+        n_ylabels=counts[1],
+        n_zlabels=counts[2],
+        xtitle="x [m]",
+        ytitle="y [m]",
+        ztitle="z [m]",
+        color="black",
+        location="outer",
+    )
     for axis, ticks in enumerate(rulers):
         if ticks is None:
             _hide_axis(actor, "XYZ"[axis])
@@ -316,8 +358,11 @@ def _finish(plotter, out: Path, view: str | tuple[float, float, float]) -> Path:
 
 def _same_rulers(a: list[np.ndarray | None], b: list[np.ndarray | None]) -> bool:
     """Whether two sets of rulers (_rulers) label every axis alike."""
-    return all((x is None and y is None) or (x is not None and y is not None and x.shape == y.shape
-                                              and np.allclose(x, y)) for x, y in zip(a, b))
+    return all(
+        (x is None and y is None)
+        or (x is not None and y is not None and x.shape == y.shape and np.allclose(x, y))
+        for x, y in zip(a, b, strict=False)
+    )
 
 
 def _velocity(image) -> tuple[str, str]:
@@ -346,7 +391,9 @@ def _section(image) -> tuple:
     return image.slice(normal="y", origin=centre), "y", centre
 
 
-def velocity_slice(fields_vti: Path, surface_vtp: Path | None, name: str, out: Path, note: str = "") -> Path:
+def velocity_slice(
+    fields_vti: Path, surface_vtp: Path | None, name: str, out: Path, note: str = ""
+) -> Path:
     """The mid-plane of the domain (_section): velocity magnitude [m/s] with robust colour
     limits (speed_limits), the body's outline in white; seen along the plane's normal."""
     import pyvista as pv
@@ -373,8 +420,14 @@ def body_cp(surface_vtp: Path, name: str, out: Path, note: str = "") -> Path:
     surface = pv.read(surface_vtp)
     plotter = _plotter(f"{name}: pressure coefficient on the body", note)
     clim = (-1.5, 1.0)
-    plotter.add_mesh(surface, scalars="Cp", cmap="coolwarm", clim=clim, smooth_shading=True,
-                     show_scalar_bar=False)
+    plotter.add_mesh(
+        surface,
+        scalars="Cp",
+        cmap="coolwarm",
+        clim=clim,
+        smooth_shading=True,
+        show_scalar_bar=False,
+    )
     _colour_bar(plotter, "Cp [-]", clim)
     return _finish(plotter, out, FRONT_QUARTER)
 
@@ -390,15 +443,30 @@ def streamlines(fields_vti: Path, surface_vtp: Path, name: str, out: Path, note:
     body = pv.read(surface_vtp)
     bx0, bx1, by0, by1, bz0, bz1 = body.bounds
     x0 = max(image.bounds[0] + image.spacing[0], bx0 - 0.3 * (bx1 - bx0))
-    rake = pv.Plane(center=(x0, 0.5 * (by0 + by1), 0.5 * (bz0 + bz1)), direction=(1, 0, 0),
-                    i_size=1.4 * (bz1 - bz0), j_size=1.4 * (by1 - by0), i_resolution=8, j_resolution=12)
-    lines = image.streamlines_from_source(rake, vectors=vectors, max_length=4 * (image.bounds[1] - image.bounds[0]),
-                                          integration_direction="forward")
+    rake = pv.Plane(
+        center=(x0, 0.5 * (by0 + by1), 0.5 * (bz0 + bz1)),
+        direction=(1, 0, 0),
+        i_size=1.4 * (bz1 - bz0),
+        j_size=1.4 * (by1 - by0),
+        i_resolution=8,
+        j_resolution=12,
+    )
+    lines = image.streamlines_from_source(
+        rake,
+        vectors=vectors,
+        max_length=4 * (image.bounds[1] - image.bounds[0]),
+        integration_direction="forward",
+    )
     plotter = _plotter(f"{name}: {label}streamlines", note)
     if lines.n_points:
         clim = speed_limits(image.point_data["speed"], _solid(image))
-        plotter.add_mesh(lines.tube(radius=0.004 * (bx1 - bx0)), scalars="speed", cmap="plasma", clim=clim,
-                         show_scalar_bar=False)
+        plotter.add_mesh(
+            lines.tube(radius=0.004 * (bx1 - bx0)),
+            scalars="speed",
+            cmap="plasma",
+            clim=clim,
+            show_scalar_bar=False,
+        )
         _colour_bar(plotter, SPEED_BAR_TITLE, clim)
     plotter.add_mesh(body, color="lightgray", smooth_shading=True)
     return _finish(plotter, out, STREAMLINE_VIEW)

@@ -7,14 +7,15 @@ given; callers that need atomic files pass a temporary path and rename it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 import numpy as np
 
 
-def write_vti(path: Path, spacing_m: float, origin_m: Sequence[float],
-              arrays: Mapping[str, np.ndarray]) -> Path:
+def write_vti(
+    path: Path, spacing_m: float, origin_m: Sequence[float], arrays: Mapping[str, np.ndarray]
+) -> Path:
     """Write arrays as point data of an image with the given spacing and origin (metres).
     Memory: VTK shares the arrays' buffers; only vectors are copied once, to interleave them."""
     import vtk

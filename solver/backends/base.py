@@ -34,8 +34,9 @@ class Backend(ABC):
         """The device address of an array this backend made, for the kernels' LbmParams."""
 
     @abstractmethod
-    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int,
-                         collision: int) -> None:
+    def init_equilibrium(
+        self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int
+    ) -> None:
         """Set f to the equilibrium of the moments (4 planes: rho, ux, uy, uz) of the collision
         operator (LBM_COLLISION_* of the header)."""
 
@@ -65,7 +66,7 @@ class Backend(ABC):
         """Density and velocity of the stored populations into moments (4 planes), the velocity
         as the collision operator's equilibrium defines it (j / rho_0 or j / rho)."""
 
-    def synchronize(self) -> None:
+    def synchronize(self) -> None:  # noqa: B027 - a no-op by default: the CPU backend is synchronous
         """Wait until queued work has finished (for timing)."""
 
     def free_device_bytes(self) -> float | None:

@@ -44,8 +44,13 @@ class CpuBackend(Backend):
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
         for name, argtypes in _VOXELIZE_ARGS.items():
             getattr(lib, name).argtypes = argtypes
-        for fn in (lib.lbm_step, lib.lbm_init, lib.lbm_fields, lib.lbm_params_layout,
-                   *(getattr(lib, n) for n in _VOXELIZE_ARGS)):
+        for fn in (
+            lib.lbm_step,
+            lib.lbm_init,
+            lib.lbm_fields,
+            lib.lbm_params_layout,
+            *(getattr(lib, n) for n in _VOXELIZE_ARGS),
+        ):
             fn.restype = None
         self._lib = lib
 
@@ -56,7 +61,7 @@ class CpuBackend(Backend):
         count = int(np.prod(shape, dtype=np.int64))
         raw = np.zeros(count * dtype.itemsize + _CACHE_LINE, dtype=np.uint8)
         start = -raw.ctypes.data % _CACHE_LINE
-        return raw[start:start + count * dtype.itemsize].view(dtype).reshape(shape)
+        return raw[start : start + count * dtype.itemsize].view(dtype).reshape(shape)
 
     def asarray(self, host: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(host).copy()
@@ -67,11 +72,14 @@ class CpuBackend(Backend):
     def address(self, array: np.ndarray) -> int:
         return _ptr(array)
 
-    def init_equilibrium(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int,
-                         collision: int) -> None:
+    def init_equilibrium(
+        self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int
+    ) -> None:
         self._lib.lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
 
-    def step(self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray) -> None:
+    def step(
+        self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray
+    ) -> None:
         self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         force[:] = params["cell_force"].sum(axis=0, dtype=np.float64)
 
@@ -87,8 +95,9 @@ class CpuBackend(Backend):
     def voxelize(self, kernel: str, n_items: int, *args) -> None:
         getattr(self._lib, kernel)(*(_ptr(a) if isinstance(a, np.ndarray) else a for a in args))
 
-    def fields(self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int,
-               collision: int) -> None:
+    def fields(
+        self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int
+    ) -> None:
         self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
 
     def describe(self) -> str:

@@ -40,8 +40,8 @@ def inline_includes(path: Path) -> str:
     return expand(path)
 
 
-THREADS_PER_BLOCK = 256   # 1D kernels (init, fields)
-STEP_THREADS_X = 128      # lbm_step: threads along x per block; y and z come from the grid
+THREADS_PER_BLOCK = 256  # 1D kernels (init, fields)
+STEP_THREADS_X = 128  # lbm_step: threads along x per block; y and z come from the grid
 
 
 def cuda_device_count() -> int:
@@ -72,10 +72,13 @@ class CudaBackend(Backend):
         import cupy
 
         self._cp = cupy
-        self._module = cupy.RawModule(code=inline_includes(CUDA_DIR / "lbm.cu"), options=("--std=c++14",))
+        self._module = cupy.RawModule(
+            code=inline_includes(CUDA_DIR / "lbm.cu"), options=("--std=c++14",)
+        )
         # No fused multiply-adds in the voxelizer: its edge functions must negate exactly.
-        self._voxelizer = cupy.RawModule(code=inline_includes(CUDA_DIR / "voxelize.cu"),
-                                         options=("--std=c++14", "--fmad=false"))
+        self._voxelizer = cupy.RawModule(
+            code=inline_includes(CUDA_DIR / "voxelize.cu"), options=("--std=c++14", "--fmad=false")
+        )
         self._step = self._module.get_function("lbm_step")
         self._init = self._module.get_function("lbm_init")
         self._fields = self._module.get_function("lbm_fields")
@@ -96,10 +99,14 @@ class CudaBackend(Backend):
     def address(self, array: Any) -> int:
         return int(array.data.ptr)
 
-    def init_equilibrium(self, f: Any, moments: Any, n_cells: int, plane_stride: int,
-                         collision: int) -> None:
-        self._init(self._blocks(n_cells), (THREADS_PER_BLOCK,),
-                   (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)))
+    def init_equilibrium(
+        self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int
+    ) -> None:
+        self._init(
+            self._blocks(n_cells),
+            (THREADS_PER_BLOCK,),
+            (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)),
+        )
 
     def step(self, f_src: Any, f_dst: Any, params: KernelParams, force: Any) -> None:
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
@@ -121,8 +128,11 @@ class CudaBackend(Backend):
             self._voxelizer.get_function(kernel)(self._blocks(n_items), (THREADS_PER_BLOCK,), args)
 
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int) -> None:
-        self._fields(self._blocks(n_cells), (THREADS_PER_BLOCK,),
-                     (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)))
+        self._fields(
+            self._blocks(n_cells),
+            (THREADS_PER_BLOCK,),
+            (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)),
+        )
 
     def synchronize(self) -> None:
         self._cp.cuda.Device().synchronize()

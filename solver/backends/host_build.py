@@ -43,7 +43,9 @@ def cpu_arch() -> str:
     """The -march target: $SLIPSTREAM_CPU_ARCH (e.g. x86-64-v3), else native."""
     arch = os.environ.get(ARCH_ENV, "").strip() or "native"
     if not all(ch.isalnum() or ch in "-_." for ch in arch):
-        raise CompileError(f"{ARCH_ENV}={arch!r} is not a -march target: use e.g. native, x86-64-v3 or x86-64-v4")
+        raise CompileError(
+            f"{ARCH_ENV}={arch!r} is not a -march target: use e.g. native, x86-64-v3 or x86-64-v4"
+        )
     return arch
 
 
@@ -70,7 +72,13 @@ def cxx_flags() -> tuple[str, ...]:
     prefetch locality of the processor's vendor."""
     x86 = X86_FLAGS if platform.machine().lower() in ("x86_64", "amd64") else ()
     locality = PREFETCH_LOCALITY.get(cpu_vendor(), 0)
-    return (BASE_FLAGS[0], f"-march={cpu_arch()}", *x86, f"-DLBM_PREFETCH_LOCALITY={locality}", *BASE_FLAGS[1:])
+    return (
+        BASE_FLAGS[0],
+        f"-march={cpu_arch()}",
+        *x86,
+        f"-DLBM_PREFETCH_LOCALITY={locality}",
+        *BASE_FLAGS[1:],
+    )
 
 
 def cache_dir() -> Path:
@@ -112,8 +120,12 @@ def build_host_library() -> Path:
     cxx, flags = _compiler(), cxx_flags()
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
     digest = hashlib.sha256()
-    for part in [*(p.read_bytes() for p in _sources()), " ".join(flags).encode(),
-                 version.encode(), _cpu_model().encode()]:
+    for part in [
+        *(p.read_bytes() for p in _sources()),
+        " ".join(flags).encode(),
+        version.encode(),
+        _cpu_model().encode(),
+    ]:
         digest.update(part)
     target = cache_dir() / f"lbm_host_{digest.hexdigest()[:16]}.so"
     if target.exists():
@@ -128,8 +140,10 @@ def build_host_library() -> Path:
         tmp_path.unlink(missing_ok=True)
         output = (proc.stdout + proc.stderr).strip()
         if ARCH_ENV in os.environ and "march" in output:
-            raise CompileError(f"{ARCH_ENV}={cpu_arch()} is not a target {cxx} knows: unset it or use "
-                               "e.g. x86-64-v3")
+            raise CompileError(
+                f"{ARCH_ENV}={cpu_arch()} is not a target {cxx} knows: unset it or use "
+                "e.g. x86-64-v3"
+            )
         raise CompileError(f"compiling the CPU kernels failed: {' '.join(cmd)}\n{output}")
     os.replace(tmp_path, target)
     return target
