@@ -23,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from solver.backends import select_backend  # noqa: E402
 from solver.config import load_case  # noqa: E402
+from solver.errors import SlipstreamError  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 
@@ -32,8 +33,12 @@ def main() -> int:
     p.add_argument("--block", type=int, default=250, help="steps between reports")
     p.add_argument("--steps", type=int, default=5000, help="steps at most")
     args, overrides = p.parse_known_args()
-    case = load_case(ROOT / "cases" / "pipe.yaml", overrides, schema=CASE_SCHEMA)
-    sim = Simulation(case, select_backend("cpu"), case_mesh(case))
+    try:
+        case = load_case(ROOT / "cases" / "pipe.yaml", overrides, schema=CASE_SCHEMA)
+        sim = Simulation(case, select_backend("cpu"), case_mesh(case))
+    except SlipstreamError as exc:
+        print(f"pipe_runaway: {exc}", file=sys.stderr)
+        return 2
     fluid = sim.fluid_mask
     slot = sim.slot_host.reshape(fluid.shape)
     pipe, dx = case.geometry.pipe, sim.units.dx_m
