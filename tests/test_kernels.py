@@ -89,3 +89,22 @@ def test_bulk_rows_of_any_length_match_the_oracle(cpu, nx):
     got = run_periodic_step(cpu, f, 0.5001, 0.17, collision="entropic")
     ref = step_periodic_entropic(f, 0.5001, 0.17)
     assert np.max(np.abs(got - ref) / lattice.W[:, None, None, None]) < 2e-6
+
+
+def test_step_near_rest_matches_the_oracle_and_leaves_the_callers_float_mode(cpu):
+    """A fluid nearly at rest (velocities of 1e-7): the entropic step's products of such numbers
+    fall below float32's normal range, which the CPU step flushes to zero for speed
+    (cuda/host/lbm_host.cpp); it still equals the NumPy step to round-off, and the calling
+    thread gets its own floating-point mode back (a denormal float32 survives arithmetic)."""
+    rng = np.random.default_rng(7)
+    shape = (5, 7, 9)
+    f = np.empty((19, *shape))
+    for idx in np.ndindex(shape):
+        f[(slice(None), *idx)] = entropic_equilibrium(
+            1 + 1e-7 * rng.standard_normal(), 1e-7 * rng.standard_normal(3)
+        )
+    got = run_periodic_step(cpu, f, 0.5001, 0.17, collision="entropic")
+    ref = step_periodic_entropic(f, 0.5001, 0.17)
+    assert np.max(np.abs(got - ref) / lattice.W[:, None, None, None]) < 2e-6
+    tiny = np.float32(1e-38) * np.float32(0.5)
+    assert tiny > 0 and np.isclose(tiny, 5e-39, rtol=1e-3)

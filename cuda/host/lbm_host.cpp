@@ -9,6 +9,9 @@
 // copy their wrapped links into a block first. The GPU runs the same pieces one cell per thread (lbm_update_cell), as
 // the CPU does for the open cells.
 #include <omp.h>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 
 #include "cuda_compat.h"
 #include "../lbm_cell.cuh"
@@ -98,11 +101,15 @@ __forceinline__ void collide_pulled_lane(const float (&pulled)[19][kChunk], floa
 // x + 1 wrap to the row's other end: each link's 16 sources are copied into a block (a contiguous
 // run and one wrapped cell), which then collides as one vector loop. (Gathering the wrapped links
 // per lane in the vector loop cost BGK more than the scalar cells it replaced: docs/performance.md.)
+// It prefetches as a bulk chunk does: without, the 16 cells 64 on from each periodic row's ends
+// were never prefetched, and the periodic box at 128^3 ran BGK 0.88-0.92 and the LES operator
+// 0.93-0.96 times as fast (docs/performance.md, "The wrapped chunks prefetch too").
 template <int kCollision, bool kForce>
 void wrapped_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
                    const long long row, const int x0, const int ym, const int y, const int yp,
                    const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
     alignas(64) float pulled[19][kChunk];
 #define LBM_PULL_WRAPPED(q, cx, cy, cz, w) \
     pull_wrapped_link(pulled[q], f_src + q * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
@@ -225,6 +232,20 @@ void flush_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p
         collide_batch<kCollision, false>(b, f_dst, p);
 }
 
+// Denormal floats flushed to zero for the step's duration, in the calling thread (the caller's
+// mode comes back after). In a fluid at rest the velocities are of round-off size, and their
+// products in the entropic collision's 6 x 6 projection fall below 1e-38, where every x86
+// operation on them takes a microcode assist: the entropic LES box at rest ran 69 ns per cell
+// against 14 ns flushed (docs/performance.md, "Denormals"). Flushing changes values only below
+// 1.2e-38; the GPU (without -ftz) computes them at full speed and rounds them as IEEE.
+struct FlushDenormals {
+#if defined(__SSE__)
+    unsigned int saved = _mm_getcsr();
+    FlushDenormals() { _mm_setcsr(saved | 0x8040); }  // FTZ (bit 15) and DAZ (bit 6)
+    ~FlushDenormals() { _mm_setcsr(saved); }
+#endif
+};
+
 // One time step on the whole grid with one collision operator.
 template <int kCollision>
 void step(const float* f_src, float* f_dst, const LbmParams& p) {
@@ -238,6 +259,7 @@ void step(const float* f_src, float* f_dst, const LbmParams& p) {
     const long long rows_per_block = n_rows / (16LL * omp_get_max_threads()) + 1;
 #pragma omp parallel
     {
+        const FlushDenormals flush;
         BoundaryBatch batch;
         batch.count = 0;
 #pragma omp for schedule(dynamic, rows_per_block) nowait
