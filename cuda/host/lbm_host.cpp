@@ -101,8 +101,8 @@ __forceinline__ void collide_pulled_lane(const float (&pulled)[19][kChunk], floa
 // x + 1 wrap to the row's other end: each link's 16 sources are copied into a block (a contiguous
 // run and one wrapped cell), which then collides as one vector loop. (Gathering the wrapped links
 // per lane in the vector loop cost BGK more than the scalar cells it replaced: docs/performance.md.)
-// It prefetches as a bulk chunk does: without, the 16 cells 64 on from each periodic row's ends
-// were never prefetched, and the periodic box at 128^3 ran BGK 0.88-0.92 and the LES operator
+// It prefetches as a bulk chunk does: without, the chunks 64 cells on from a periodic row's two
+// ends (on a row of 128: x = 64 and the next row's x = 48) were never prefetched, and the periodic box at 128^3 ran BGK 0.88-0.92 and the LES operator
 // 0.93-0.96 times as fast (docs/performance.md, "The wrapped chunks prefetch too").
 template <int kCollision, bool kForce>
 void wrapped_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
@@ -235,8 +235,8 @@ void flush_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p
 // Denormal floats flushed to zero for the step's duration, in the calling thread (the caller's
 // mode comes back after). In a fluid at rest the velocities are of round-off size, and their
 // products in the entropic collision's 6 x 6 projection fall below 1e-38, where every x86
-// operation on them takes a microcode assist: the entropic LES box at rest ran 69 ns per cell
-// against 14 ns flushed (docs/performance.md, "Denormals"). Flushing changes values only below
+// operation on them takes a microcode assist: the entropic LES box nearly at rest ran 135-137 ns
+// per cell against 15.6-16.1 flushed (benchmarks/collision_cost.py; docs/performance.md). Flushing changes values only below
 // 1.2e-38; the GPU (without -ftz) computes them at full speed and rounds them as IEEE.
 struct FlushDenormals {
 #if defined(__SSE__)
