@@ -46,24 +46,30 @@
 
 // u+ = |u_t| / u_tau from Spalding's law at Re_y = |u_t| y / nu: the root of
 // F(u+) = u+ (u+ + g(u+)) - Re_y, g the bracketed term times exp(-kappa B). F is convex and
-// increasing for u+ > 0, so Newton's method from any positive start converges. The start is the
-// smaller of the viscous sublayer's sqrt(Re_y) and the log law's u+ = ln(Re_y / u+) / kappa + B
-// after one fixed-point step from u+ = ln(Re_y) / kappa + B; from it three Newton steps reach
-// 2.5e-7 of the root for Re_y in 1e-3 .. 1e8 (float64; four reach 3e-13, and in float32 both
-// stop at the same 4.4e-7 of round-off: docs/performance.md).
+// increasing for u+ > 0. The start is the smaller of the viscous sublayer's sqrt(Re_y) and the log
+// law's u+ = ln(Re_y / u+) / kappa + B after one fixed-point step from u+ = ln(Re_y) / kappa + B;
+// from it two steps of Halley's method (cubic convergence: u+ -= 2 F F' / (2 F'^2 - F F''), the
+// three derivatives from one exponential) reach 3.5e-10 of the root for Re_y in 1e-3 .. 1e8 in
+// float64, where three Newton steps reach 2.5e-7, for one exponential and one division fewer; in
+// float32 both stop at round-off (docs/performance.md).
 __device__ __forceinline__ float lbm_spalding_u_plus(const float re_y) {
     const float e_kb = expf(-LBM_KAPPA * LBM_LOG_B);
     const float ln_re = logf(fmaxf(re_y, 1.0f));
     const float up_log = (ln_re - logf(ln_re * (1.0f / LBM_KAPPA) + LBM_LOG_B)) * (1.0f / LBM_KAPPA) + LBM_LOG_B;
     float up = fminf(sqrtf(re_y), up_log);
     LBM_UNROLL
-    for (int it = 0; it < 3; ++it) {
+    for (int it = 0; it < 2; ++it) {
         const float ku = fminf(LBM_KAPPA * up, 30.0f);
         const float ex = expf(ku);
-        const float poly2 = 1.0f + ku + 0.5f * ku * ku;
+        const float poly1 = 1.0f + ku;
+        const float poly2 = poly1 + 0.5f * ku * ku;
         const float g = e_kb * (ex - poly2 - ku * ku * ku * (1.0f / 6.0f));
         const float dg = e_kb * LBM_KAPPA * (ex - poly2);
-        up -= (up * (up + g) - re_y) / (2.0f * up + g + up * dg);
+        const float d2g = e_kb * (LBM_KAPPA * LBM_KAPPA) * (ex - poly1);
+        const float fv = up * (up + g) - re_y;
+        const float f1 = 2.0f * up + g + up * dg;
+        const float f2 = 2.0f + 2.0f * dg + up * d2g;
+        up -= 2.0f * fv * f1 / (2.0f * f1 * f1 - fv * f2);
     }
     return up;
 }
