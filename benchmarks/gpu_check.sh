@@ -2,7 +2,7 @@
 # The GPU check, in one call on a machine with an NVIDIA GPU and CuPy:
 #   1. install carried wheels (.whl/: omegaconf) when present;
 #   2. compile every .cu to PTX for sm_90 and the kernels through CuPy/NVRTC;
-#   3. run the CPU-vs-GPU agreement test and the kernel tests;
+#   3. run the CPU-vs-GPU agreement test, the kernel tests and the refinement coupling's tests;
 #   4. measure MLUPs against the device's copy bandwidth;
 #   5. print a short table last.
 # Usage: bash benchmarks/gpu_check.sh [SECONDS_PER_SIZE]   (writes logs to $OUT when set)
@@ -21,7 +21,7 @@ if compgen -G ".whl/*.whl" > /dev/null; then
         --target /tmp/site .whl/*.whl && export PYTHONPATH="/tmp/site:${PYTHONPATH:-}"
 fi
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-python3 -m pytest -q -p no:cacheprovider tests/test_backends.py tests/test_kernels.py tests/test_voxelize.py -rs 2>&1 \
+python3 -m pytest -q -p no:cacheprovider tests/test_backends.py tests/test_kernels.py tests/test_voxelize.py tests/test_refinement.py -rs 2>&1 \
     | tee "$out/tests.log"
 tests_status=${PIPESTATUS[0]}
 python3 benchmarks/lbm_mlups.py --backend cuda --seconds "$seconds" --sizes 128 256 --sphere 192 2>&1 \

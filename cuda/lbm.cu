@@ -4,6 +4,7 @@
 // lbm_step runs on a grid (ceil(nx / blockDim.x), ny, nz): x from the thread, y and z from the
 // block, so no thread divides to find its cell. Its parameters arrive by value in one struct.
 #include "lbm_cell.cuh"
+#include "lbm_refinement.cuh"
 
 extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __restrict__ f_dst,
                                     const LbmParams p) {
@@ -41,4 +42,29 @@ extern "C" __global__ void lbm_fields(const float* __restrict__ f, float* __rest
 
 extern "C" __global__ void lbm_params_layout(long long* out) {
     if (blockIdx.x == 0 && threadIdx.x == 0) lbm_params_layout_into(out);
+}
+
+// The coupling of two refinement levels (lbm_refinement.cuh), one thread per entry.
+extern "C" __global__ void lbm_explode(const float* __restrict__ c_now, const float* __restrict__ c_next,
+                                       const float a, const long long c_stride, float* __restrict__ fine,
+                                       const long long f_stride, const long long* __restrict__ cells,
+                                       const long long n_entries, const float scale, const int collision) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_entries) return;
+    if (collision == LBM_COLLISION_ENTROPIC)
+        lbm_explode_entry<LBM_COLLISION_ENTROPIC>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, scale);
+    else
+        lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, scale);
+}
+
+extern "C" __global__ void lbm_coalesce(const float* __restrict__ fine, const long long f_stride,
+                                        float* __restrict__ coarse, const long long c_stride,
+                                        const long long* __restrict__ cells, const long long n_entries,
+                                        const float scale, const int collision) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n_entries) return;
+    if (collision == LBM_COLLISION_ENTROPIC)
+        lbm_coalesce_entry<LBM_COLLISION_ENTROPIC>(fine, f_stride, coarse, c_stride, cells, i, scale);
+    else
+        lbm_coalesce_entry<LBM_COLLISION_BGK>(fine, f_stride, coarse, c_stride, cells, i, scale);
 }

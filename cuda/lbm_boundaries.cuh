@@ -19,7 +19,7 @@ __device__ __forceinline__ int lbm_axis_link(const int k, const int c) { return 
 
 __device__ __forceinline__ bool lbm_streams_plainly(const unsigned char flag) {
     const int t = flag & FLAG_TYPE_MASK;
-    return t == FLAG_FLUID || t == FLAG_INLET || t == FLAG_OUTFLOW;
+    return t == FLAG_FLUID || t == FLAG_INLET || t == FLAG_OUTFLOW || t == FLAG_GHOST;
 }
 
 // Bouzidi, Firdaouss & Lallemand (2001, Phys. Fluids 13, 3452) linear interpolated bounce-back

@@ -15,9 +15,11 @@
 #define FLAG_OUTFLOW 3   // outflow on the x-max face
 #define FLAG_FREESLIP 4  // free-slip wall, specular reflection
 #define FLAG_MOVING 5    // no-slip wall moving with the wall velocity (the rolling road)
+#define FLAG_GHOST 6     // filled by the coupling of refinement levels (lbm_refinement.cuh): streams
+                         // plainly into its neighbours, is not updated by the step
 #define FLAG_TYPE_MASK 0x0F
 #define FLAG_BODY 0x10   // on a SOLID cell: links into it count in the body force
-#define FLAG_BULK 0x20   // on a FLUID cell: all 18 neighbours are fluid, inlet or outflow
+#define FLAG_BULK 0x20   // on a FLUID cell: all 18 neighbours are fluid, inlet, outflow or ghost
 
 // Full unrolling of the small fixed-count loops of the collision (registers on the GPU, one
 // vector lane per cell on the CPU); the host shell's cuda_compat.h gives the host compiler's

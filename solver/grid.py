@@ -20,7 +20,18 @@ import numpy as np
 
 from solver import lattice
 from solver.config import CaseConfig
-from solver.lattice import BODY, BULK, FLUID, FREESLIP, INLET, MOVING, OUTFLOW, SOLID, TYPE_MASK
+from solver.lattice import (
+    BODY,
+    BULK,
+    FLUID,
+    FREESLIP,
+    GHOST,
+    INLET,
+    MOVING,
+    OUTFLOW,
+    SOLID,
+    TYPE_MASK,
+)
 from solver.units import LatticeUnits
 
 FACE_FLAG = {
@@ -109,7 +120,7 @@ def make_flags(case: CaseConfig, grid: Grid, body_cells: np.ndarray | None) -> n
 def mark_bulk(flags: np.ndarray) -> None:
     """Set FLAG_BULK on fluid cells whose 18 neighbours (periodic wrap) all stream plainly."""
     types = flags & TYPE_MASK
-    plain = (types == FLUID) | (types == INLET) | (types == OUTFLOW)
+    plain = (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
     bulk = types == FLUID
     for cx, cy, cz in lattice.C[1:]:
         bulk &= np.roll(plain, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))

@@ -15,6 +15,7 @@
 
 #include "cuda_compat.h"
 #include "../lbm_cell.cuh"
+#include "../lbm_refinement.cuh"
 
 namespace {
 
@@ -332,6 +333,32 @@ void lbm_fields(const float* f, float* moments, const long long n_cells,
         fields<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride);
     else
         fields<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride);
+}
+
+// The coupling of two refinement levels (../lbm_refinement.cuh): n_entries explosions or
+// coalescences.
+void lbm_explode(const float* c_now, const float* c_next, const float a, const long long c_stride,
+                 float* fine, const long long f_stride, const long long* cells,
+                 const long long n_entries, const float scale, const int collision) {
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n_entries; ++i) {
+        if (collision == LBM_COLLISION_ENTROPIC)
+            lbm_explode_entry<LBM_COLLISION_ENTROPIC>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, scale);
+        else
+            lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, scale);
+    }
+}
+
+void lbm_coalesce(const float* fine, const long long f_stride, float* coarse, const long long c_stride,
+                  const long long* cells, const long long n_entries, const float scale,
+                  const int collision) {
+#pragma omp parallel for schedule(static)
+    for (long long i = 0; i < n_entries; ++i) {
+        if (collision == LBM_COLLISION_ENTROPIC)
+            lbm_coalesce_entry<LBM_COLLISION_ENTROPIC>(fine, f_stride, coarse, c_stride, cells, i, scale);
+        else
+            lbm_coalesce_entry<LBM_COLLISION_BGK>(fine, f_stride, coarse, c_stride, cells, i, scale);
+    }
 }
 
 void lbm_params_layout(long long* out) { lbm_params_layout_into(out); }

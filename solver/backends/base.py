@@ -47,6 +47,37 @@ class Backend(ABC):
         force, 3 values of force_dtype on the device."""
 
     @abstractmethod
+    def explode(
+        self,
+        c_now: Any,
+        c_next: Any,
+        a: float,
+        c_stride: int,
+        fine: Any,
+        f_stride: int,
+        cells: Any,
+        scale: float,
+        collision: int,
+    ) -> None:
+        """Refinement: each fine ghost cell of cells (int64 [n, 8], lbm_explode_entry) takes the
+        coarse state at its centre, c_now + a (c_next - c_now) plus c_now's gradient term, its
+        non-equilibrium part times scale (cuda/lbm_refinement.cuh)."""
+
+    @abstractmethod
+    def coalesce(
+        self,
+        fine: Any,
+        f_stride: int,
+        coarse: Any,
+        c_stride: int,
+        cells: Any,
+        scale: float,
+        collision: int,
+    ) -> None:
+        """Refinement: each coarse ghost cell of cells (int64 [n, 9]: the coarse cell, its eight
+        fine cells) takes the mean fine state, its non-equilibrium part times scale."""
+
+    @abstractmethod
     def params_layout(self) -> np.ndarray:
         """The compiler's layout of LbmParams: its size, then each field's offset (bytes)."""
 

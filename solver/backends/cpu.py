@@ -16,6 +16,7 @@ _P = ctypes.c_void_p
 _I = ctypes.c_int
 _LL = ctypes.c_longlong
 _D = ctypes.c_double
+_F = ctypes.c_float
 _GRID = [_I, _I, _I, _D, _D, _D, _D]  # nx, ny, nz, x0, y0, z0, dx
 _VOXELIZE_ARGS = {
     "vox_count": [_P, _P, _LL, *_GRID, _P],
@@ -42,6 +43,8 @@ class CpuBackend(Backend):
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
+        lib.lbm_explode.argtypes = [_P, _P, _F, _LL, _P, _LL, _P, _LL, _F, _I]
+        lib.lbm_coalesce.argtypes = [_P, _LL, _P, _LL, _P, _LL, _F, _I]
         for name, argtypes in _VOXELIZE_ARGS.items():
             getattr(lib, name).argtypes = argtypes
         for fn in (
@@ -49,6 +52,8 @@ class CpuBackend(Backend):
             lib.lbm_init,
             lib.lbm_fields,
             lib.lbm_params_layout,
+            lib.lbm_explode,
+            lib.lbm_coalesce,
             *(getattr(lib, n) for n in _VOXELIZE_ARGS),
         ):
             fn.restype = None
@@ -82,6 +87,29 @@ class CpuBackend(Backend):
     ) -> None:
         self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         force[:] = params["cell_force"].sum(axis=0, dtype=np.float64)
+
+    def explode(self, c_now, c_next, a, c_stride, fine, f_stride, cells, scale, collision) -> None:
+        n = len(cells)
+        cells = np.ascontiguousarray(cells, np.int64)
+        self._lib.lbm_explode(
+            _ptr(c_now),
+            _ptr(c_next),
+            a,
+            c_stride,
+            _ptr(fine),
+            f_stride,
+            _ptr(cells),
+            n,
+            scale,
+            collision,
+        )
+
+    def coalesce(self, fine, f_stride, coarse, c_stride, cells, scale, collision) -> None:
+        n = len(cells)
+        cells = np.ascontiguousarray(cells, np.int64)
+        self._lib.lbm_coalesce(
+            _ptr(fine), f_stride, _ptr(coarse), c_stride, _ptr(cells), n, scale, collision
+        )
 
     def params_layout(self) -> np.ndarray:
         out = np.zeros(len(FIELDS) + 1, np.int64)

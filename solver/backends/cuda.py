@@ -82,6 +82,8 @@ class CudaBackend(Backend):
         self._step = self._module.get_function("lbm_step")
         self._init = self._module.get_function("lbm_init")
         self._fields = self._module.get_function("lbm_fields")
+        self._explode = self._module.get_function("lbm_explode")
+        self._coalesce = self._module.get_function("lbm_coalesce")
 
     @staticmethod
     def _blocks(n: int) -> tuple[int]:
@@ -113,6 +115,44 @@ class CudaBackend(Backend):
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._step(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
+
+    def explode(self, c_now, c_next, a, c_stride, fine, f_stride, cells, scale, collision) -> None:
+        n = len(cells)
+        if n:
+            self._explode(
+                self._blocks(n),
+                (THREADS_PER_BLOCK,),
+                (
+                    c_now,
+                    c_next,
+                    np.float32(a),
+                    np.int64(c_stride),
+                    fine,
+                    np.int64(f_stride),
+                    cells,
+                    np.int64(n),
+                    np.float32(scale),
+                    np.int32(collision),
+                ),
+            )
+
+    def coalesce(self, fine, f_stride, coarse, c_stride, cells, scale, collision) -> None:
+        n = len(cells)
+        if n:
+            self._coalesce(
+                self._blocks(n),
+                (THREADS_PER_BLOCK,),
+                (
+                    fine,
+                    np.int64(f_stride),
+                    coarse,
+                    np.int64(c_stride),
+                    cells,
+                    np.int64(n),
+                    np.float32(scale),
+                    np.int32(collision),
+                ),
+            )
 
     def params_layout(self) -> np.ndarray:
         out = self._cp.zeros(len(FIELDS) + 1, np.int64)
