@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Two refinement levels in a periodic box (solver/refinement.py): the Taylor-Green vortex's
 fitted viscosity across a refined box, a density pulse's reflection at the interface and a
-uniform flow's drift, for both collision operators and several relaxation times: the table of
-docs/solver.md, "Grid refinement".
+uniform flow's drift, for both collision operators and several relaxation times; Schaefer &
+Turek's 2D-1 on uniform grids of 10 and 20 cells per diameter and with the cylinder in a box at
+20 inside a tunnel at 10: the tables of docs/solver.md, "Grid refinement".
 
     python benchmarks/refinement_checks.py [--backend cpu|cuda]
 
@@ -21,8 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from solver.backends import select_backend  # noqa: E402
+from solver.config import load_case  # noqa: E402
+from solver.refined_simulation import RefinedSimulation  # noqa: E402
 from solver.refinement import RefinedBox  # noqa: E402
 from solver.refinement_checks import pulse_reflection, taylor_green, uniform_flow  # noqa: E402
+from solver.simulation import Simulation  # noqa: E402
 
 
 def boxes(n: int) -> dict[str, RefinedBox]:
@@ -32,6 +36,53 @@ def boxes(n: int) -> dict[str, RefinedBox]:
         "half (a slab)": RefinedBox((n // 4, 0, 0), (3 * n // 4, n, 2)),
         "quarter (a box)": RefinedBox((n // 4, n // 4, 0), (3 * n // 4, 3 * n // 4, 2)),
     }
+
+
+CYLINDER_OVERRIDES = ["domain.size_m=[2.2,0.41,0.01]"]  # two fine cells deep
+CYLINDER_BOX_M = ((0.05, 0.05, -1.0), (0.8, 0.36, 1.0))  # the cylinder, its wake, off the walls
+
+
+def schaefer_turek_rows(backend) -> list[dict]:
+    """Cd of 2D-1 (the mean of the last 400 fine-grid steps' forces) on the uniform grids and
+    refined, with cell updates per coarse (10-cell) step and wall time."""
+    rows = []
+    for cells, steps in ((10, 20000), (20, 40000)):
+        case = load_case(
+            ROOT / "cases" / "cylinder_2d1.yaml",
+            [f"resolution.cells_per_length={cells}", *CYLINDER_OVERRIDES],
+        )
+        t0 = time.perf_counter()
+        sim = Simulation(case, backend)
+        forces = sim.advance(steps)
+        cd = float(sim.coefficients(forces[-400:, 0].mean(axis=0))[0])
+        updates = sim.grid.n_cells * (cells // 10)  # a 20-cell grid steps twice per 10-cell step
+        rows.append(
+            {
+                "grid": f"uniform {cells}",
+                "steps": steps,
+                "cd": cd,
+                "updates_per_coarse_step": updates,
+                "wall_seconds": time.perf_counter() - t0,
+            }
+        )
+    for coarse_steps in (6000, 20000):
+        case = load_case(
+            ROOT / "cases" / "cylinder_2d1.yaml",
+            ["resolution.cells_per_length=20", *CYLINDER_OVERRIDES],
+        )
+        t0 = time.perf_counter()
+        sim = RefinedSimulation(case, backend, *CYLINDER_BOX_M)
+        forces = sim.advance(coarse_steps)
+        rows.append(
+            {
+                "grid": "10 in the tunnel, 20 in the box",
+                "steps": coarse_steps,
+                "cd": float(sim.coefficients(forces[-400:, 0].mean(axis=0))[0]),
+                "updates_per_coarse_step": sim.cell_updates_per_coarse_step(),
+                "wall_seconds": time.perf_counter() - t0,
+            }
+        )
+    return rows
 
 
 def main() -> int:
@@ -95,6 +146,13 @@ def main() -> int:
         f"uniform flow, {check.coarse_steps} coarse steps: max |u - U| / |U| "
         f"{check.velocity_error:.1e}, mass change {check.mass_drift:.1e}"
     )
+    print("Schaefer-Turek 2D-1 (Cd 5.5795): grid, steps, Cd, cell updates per coarse step, wall s")
+    for row in schaefer_turek_rows(backend):
+        rows.append({"check": "schaefer_turek_2d1", **row})
+        print(
+            f"{row['grid']:32} {row['steps']:6d} {row['cd']:.4f} ({row['cd'] / 5.5795 - 1:+.2%}) "
+            f"{row['updates_per_coarse_step']:8d} {row['wall_seconds']:6.1f}"
+        )
     out = {
         "benchmark": "refinement_checks",
         "backend": backend.describe(),

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -55,7 +55,9 @@ def nonequilibrium_scale(tau_coarse: float) -> float:
     return (relaxation_time_fine(tau_coarse) - 1.0) / (2.0 * (tau_coarse - 1.0))
 
 
-def _check(shape_xyz: tuple[int, int, int], box: RefinedBox, tau_coarse: float) -> None:
+def check_box(shape_xyz: tuple[int, int, int], box: RefinedBox) -> None:
+    """Refuse a box that neither spans an axis whole nor lies inside it with a coarse cell to
+    spare on each side and two coarse cells across (ValueError naming the axis)."""
     for axis, (n, lo, hi) in enumerate(zip(shape_xyz, box.lo, box.hi, strict=True)):
         whole = lo == 0 and hi == n
         if not whole and not (1 <= lo and hi <= n - 1 and hi - lo >= 2):
@@ -63,6 +65,11 @@ def _check(shape_xyz: tuple[int, int, int], box: RefinedBox, tau_coarse: float) 
                 f"refined box on axis {'xyz'[axis]}: [{lo}, {hi}) must span the axis whole or lie "
                 f"inside [1, {n - 1}) with at least 2 coarse cells"
             )
+
+
+def check_relaxation(tau_coarse: float) -> None:
+    """Refuse a relaxation time within 0.05 of 1 on either level, where the rescaling of the
+    post-collision non-equilibrium part is singular (ValueError)."""
     for name, tau in (("coarse", tau_coarse), ("fine", relaxation_time_fine(tau_coarse))):
         if abs(tau - 1.0) < 0.05:
             raise ValueError(
@@ -111,16 +118,201 @@ def _periodic_params(
     return pack_params(values, backend.address), stride
 
 
+@dataclass(frozen=True)
+class LevelLayout:
+    """Where a fine level lies in the coarse one: the coarse grid's shape (x, y, z, array cells,
+    boundary layers included), the refined box in those cells, the fine ghost cells before and
+    after the box per axis (0 on an axis the box spans whole, which stays periodic) and the fine
+    grid's shape."""
+
+    coarse_xyz: tuple[int, int, int]
+    box: RefinedBox
+    ghost: tuple[int, int, int]
+    fine_xyz: tuple[int, int, int]
+
+    @classmethod
+    def of(cls, coarse_xyz: tuple[int, int, int], box: RefinedBox) -> LevelLayout:
+        ghost = tuple(
+            0 if (lo == 0 and hi == n) else GHOST_FINE
+            for n, lo, hi in zip(coarse_xyz, box.lo, box.hi, strict=True)
+        )
+        fine = tuple(2 * (hi - lo) + 2 * g for lo, hi, g in zip(box.lo, box.hi, ghost, strict=True))
+        return cls(coarse_xyz, box, ghost, fine)  # type: ignore[arg-type]
+
+    def fine_ghost_cells(self) -> np.ndarray:
+        """bool [z, y, x] of the fine grid: the ghost cells round its active ones."""
+        fx, fy, fz = self.fine_xyz
+        ghost = np.ones((fz, fy, fx), bool)
+        ghost[
+            tuple(slice(g, m - g) for g, m in zip(self.ghost[::-1], (fz, fy, fx), strict=True))
+        ] = False
+        return ghost
+
+    def coarse_ghost_cells(self) -> np.ndarray:
+        """bool [z, y, x] of the coarse grid: the box's cells."""
+        nx, ny, nz = self.coarse_xyz
+        ghost = np.zeros((nz, ny, nx), bool)
+        ghost[tuple(slice(self.box.lo[a], self.box.hi[a]) for a in (2, 1, 0))] = True
+        return ghost
+
+    def fine_centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cell centres of the fine level along x, y, z, in coarse array cells."""
+        return tuple(
+            lo + (np.arange(m) + 0.5 - g) / 2.0
+            for lo, m, g in zip(self.box.lo, self.fine_xyz, self.ghost, strict=True)
+        )  # type: ignore[return-value]
+
+    def _parent(self, axis: int, j: np.ndarray) -> np.ndarray:
+        """The coarse cell (along axis) a fine cell j lies in, periodic."""
+        lo, g, n = self.box.lo[axis], self.ghost[axis], self.coarse_xyz[axis]
+        return (lo + (j - g) // 2) % n
+
+    def explosion_cells(self) -> np.ndarray:
+        """int64 [n, 8] for the ghost ring next to the fine active cells: the coarse cell each
+        ghost cell lies in, the ghost cell, and per axis the coarse neighbours towards and away
+        from the ghost cell's centre (lbm_explode_entry)."""
+        fx, fy, fz = self.fine_xyz
+        z, y, x = np.meshgrid(np.arange(fz), np.arange(fy), np.arange(fx), indexing="ij")
+        outside = np.zeros((fz, fy, fx), np.int8)  # on how many axes the cell is in the ring
+        within = np.ones((fz, fy, fx), bool)
+        for axis, (j, m) in enumerate(((x, fx), (y, fy), (z, fz))):
+            g = self.ghost[axis]
+            if g:
+                within &= (j >= g - 1) & (j <= m - g)
+                outside += (j == g - 1) | (j == m - g)
+        # D3Q19 has no links along body diagonals: no active cell pulls from the ring's corners
+        ring = within & (outside >= 1) & (outside <= 2)
+        nx, ny, _ = self.coarse_xyz
+        fine = (x + fx * (y + fy * z))[ring]
+        parent = [self._parent(a, j[ring]) for a, j in enumerate((x, y, z))]
+        # the fine centre lies towards +1 on an axis where its index is odd past the ghost cells
+        side = [
+            np.where((j[ring] - self.ghost[a]) % 2 == 1, 1, -1) for a, j in enumerate((x, y, z))
+        ]
+
+        def index(shift: tuple[Any, Any, Any]) -> np.ndarray:
+            px, py, pz = ((parent[a] + shift[a]) % self.coarse_xyz[a] for a in range(3))
+            return px + nx * (py + ny * pz)
+
+        columns = [index((0, 0, 0)), fine]
+        for axis in range(3):
+            toward: list[Any] = [0, 0, 0]
+            toward[axis] = side[axis]
+            columns.append(index(tuple(toward)))
+            columns.append(index(tuple(-t for t in toward)))
+        return np.stack(columns, axis=1).astype(np.int64)
+
+    def coalescence_cells(self) -> np.ndarray:
+        """int64 [n, 9]: each coarse ghost cell the coarse level reads (the box's outer layer on
+        the axes it covers in part) and its eight fine cells."""
+        nx, ny, _ = self.coarse_xyz
+        fx, fy, _ = self.fine_xyz
+        lo, hi = self.box.lo, self.box.hi
+        cz, cy, cx = np.meshgrid(*(np.arange(lo[a], hi[a]) for a in (2, 1, 0)), indexing="ij")
+        layer = np.zeros(cx.shape, bool)
+        for axis, c in enumerate((cx, cy, cz)):
+            if self.ghost[axis]:
+                layer |= (c == lo[axis]) | (c == hi[axis] - 1)
+        cx, cy, cz = cx[layer], cy[layer], cz[layer]
+        out = [cx + nx * (cy + ny * cz)]
+        fx0, fy0, fz0 = (2 * (c - lo[a]) + self.ghost[a] for a, c in enumerate((cx, cy, cz)))
+        for dz in (0, 1):
+            for dy in (0, 1):
+                for dx in (0, 1):
+                    out.append((fx0 + dx) + fx * ((fy0 + dy) + fy * (fz0 + dz)))
+        return np.stack(out, axis=1).astype(np.int64)
+
+
+class SteppedLevel(Protocol):
+    """What the two-level step needs of a level: its two population buffers (the current one
+    first), their plane stride, and its own step."""
+
+    plane_stride: int
+
+    def population_buffers(self) -> tuple[Any, Any]: ...
+
+    def advance(self, n_steps: int) -> np.ndarray: ...
+
+
+class LevelCoupling:
+    """The transfers between a coarse level and the fine level of `layout` (cuda/
+    lbm_refinement.cuh), with the index lists on the backend's device."""
+
+    def __init__(
+        self, backend: Backend, layout: LevelLayout, tau_coarse: float, collision: int
+    ) -> None:
+        check_relaxation(tau_coarse)
+        self.backend = backend
+        self.layout = layout
+        self.collision = collision
+        self.scale_coarse_to_fine = nonequilibrium_scale(tau_coarse)
+        self.explosion_cells = backend.asarray(layout.explosion_cells())
+        self.coalescence_cells = backend.asarray(layout.coalescence_cells())
+
+    def explode(self, coarse: SteppedLevel, c_now: Any, c_next: Any, a: float, fine: SteppedLevel):
+        """The fine ghost ring of fine's current buffer from the coarse state c_now + a (c_next -
+        c_now)."""
+        self.backend.explode(
+            c_now,
+            c_next,
+            a,
+            coarse.plane_stride,
+            fine.population_buffers()[0],
+            fine.plane_stride,
+            self.explosion_cells,
+            self.scale_coarse_to_fine,
+            self.collision,
+        )
+
+    def coalesce(self, fine: SteppedLevel, coarse: SteppedLevel) -> None:
+        """The coarse ghost layer of coarse's current buffer from fine's current state."""
+        self.backend.coalesce(
+            fine.population_buffers()[0],
+            fine.plane_stride,
+            coarse.population_buffers()[0],
+            coarse.plane_stride,
+            self.coalescence_cells,
+            1.0 / self.scale_coarse_to_fine,
+            self.collision,
+        )
+
+    def advance(self, coarse: SteppedLevel, fine: SteppedLevel, coarse_steps: int) -> np.ndarray:
+        """Take coarse_steps coarse steps (the module docstring's order; twice as many fine ones);
+        returns the fine level's forces of each of its steps, [2 coarse_steps, 3, 3]."""
+        forces = []
+        for _ in range(coarse_steps):
+            c_now, c_next = coarse.population_buffers()
+            coarse.advance(1)
+            self.explode(coarse, c_now, c_now, 0.0, fine)
+            forces.append(fine.advance(1))
+            self.explode(coarse, c_now, c_next, 0.5, fine)
+            forces.append(fine.advance(1))
+            self.coalesce(fine, coarse)
+        return np.concatenate(forces) if forces else np.zeros((0, 3, 3))
+
+
 class _Level:
-    """One level's flags, kernel parameters and two population buffers."""
+    """One level of a TwoLevelBox: flags, kernel parameters and two population buffers."""
 
     def __init__(self, backend: Backend, flags: np.ndarray, tau: float, collision: int) -> None:
+        self.backend = backend
         self.flags = flags
         self.tau = tau
-        self.params, self.stride = _periodic_params(backend, flags, tau, collision)
-        self.f = [backend.zeros((lattice.Q * self.stride,), np.float32) for _ in range(2)]
+        self.params, self.plane_stride = _periodic_params(backend, flags, tau, collision)
+        self.f = [backend.zeros((lattice.Q * self.plane_stride,), np.float32) for _ in range(2)]
         self.current = 0
         self.active = (flags & lattice.TYPE_MASK) == lattice.FLUID
+        self._force = backend.zeros((3, 3), backend.force_dtype)  # no body: stays zero
+
+    def population_buffers(self) -> tuple[Any, Any]:
+        return self.f[self.current], self.f[1 - self.current]
+
+    def advance(self, n_steps: int) -> np.ndarray:
+        for _ in range(n_steps):
+            src, dst = self.population_buffers()
+            self.backend.step(src, dst, self.params, self._force)
+            self.current = 1 - self.current
+        return np.zeros((n_steps, 3, 3))
 
 
 class TwoLevelBox:
@@ -135,109 +327,31 @@ class TwoLevelBox:
         tau_coarse: float,
         collision: str = "bgk",
     ) -> None:
-        _check(shape_xyz, box, tau_coarse)
+        check_box(shape_xyz, box)
+        check_relaxation(tau_coarse)
         self.backend = backend
         self.shape_xyz = shape_xyz
         self.box = box
         self.collision = lattice.COLLISIONS[collision]
-        nx, ny, nz = shape_xyz
-        whole = [lo == 0 and hi == n for n, lo, hi in zip(shape_xyz, box.lo, box.hi, strict=True)]
-        self._ghost = [0 if w else GHOST_FINE for w in whole]
-        self._fine_xyz = tuple(
-            2 * (hi - lo) + 2 * g for lo, hi, g in zip(box.lo, box.hi, self._ghost, strict=True)
-        )
-
-        coarse_flags = np.zeros((nz, ny, nx), np.uint8)
-        inside = tuple(slice(box.lo[a], box.hi[a]) for a in (2, 1, 0))
-        coarse_flags[inside] = lattice.GHOST
+        self.layout = LevelLayout.of(shape_xyz, box)
+        coarse_flags = np.zeros(shape_xyz[::-1], np.uint8)
+        coarse_flags[self.layout.coarse_ghost_cells()] = lattice.GHOST
         mark_bulk(coarse_flags)
-        fx, fy, fz = self._fine_xyz
-        fine_flags = np.full((fz, fy, fx), lattice.GHOST, np.uint8)
-        active = tuple(
-            slice(g, m - g) for g, m in zip(self._ghost[::-1], (fz, fy, fx), strict=True)
-        )
-        fine_flags[active] = lattice.FLUID
+        fine_flags = np.zeros(self.layout.fine_xyz[::-1], np.uint8)
+        fine_flags[self.layout.fine_ghost_cells()] = lattice.GHOST
         mark_bulk(fine_flags)
         self.coarse = _Level(backend, coarse_flags, tau_coarse, self.collision)
         self.fine = _Level(backend, fine_flags, relaxation_time_fine(tau_coarse), self.collision)
-        self.scale_coarse_to_fine = nonequilibrium_scale(tau_coarse)
-        self.explosion_cells = backend.asarray(self._explosion_cells())
-        self.coalescence_cells = backend.asarray(self._coalescence_cells())
-        self._force = backend.zeros((3, 3), backend.force_dtype)  # no body: stays zero
+        self.coupling = LevelCoupling(backend, self.layout, tau_coarse, self.collision)
         self.coarse_steps = 0
-
-    # ---- geometry --------------------------------------------------------------------------
 
     def fine_centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Cell centres of the fine level along x, y, z, in coarse cells."""
-        return tuple(
-            lo + (np.arange(m) + 0.5 - g) / 2.0
-            for lo, m, g in zip(self.box.lo, self._fine_xyz, self._ghost, strict=True)
-        )
+        return self.layout.fine_centres()
 
     def coarse_centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Cell centres of the coarse level along x, y, z, in coarse cells."""
-        return tuple(np.arange(n) + 0.5 for n in self.shape_xyz)
-
-    def _parent(self, axis: int, j: np.ndarray) -> np.ndarray:
-        """The coarse cell (along axis) a fine cell j lies in, periodic."""
-        lo, g, n = self.box.lo[axis], self._ghost[axis], self.shape_xyz[axis]
-        return (lo + (j - g) // 2) % n
-
-    def _explosion_cells(self) -> np.ndarray:
-        """int64 [n, 8] for the ghost ring next to the fine active cells: the coarse cell each
-        ghost cell lies in, the ghost cell, and per axis the coarse neighbours towards and away
-        from the ghost cell's centre (lbm_explode_entry)."""
-        fx, fy, fz = self._fine_xyz
-        z, y, x = np.meshgrid(np.arange(fz), np.arange(fy), np.arange(fx), indexing="ij")
-        outside = np.zeros((fz, fy, fx), np.int8)  # on how many axes the cell is in the ring
-        within = np.ones((fz, fy, fx), bool)
-        for axis, (j, m) in enumerate(((x, fx), (y, fy), (z, fz))):
-            g = self._ghost[axis]
-            if g:
-                within &= (j >= g - 1) & (j <= m - g)
-                outside += (j == g - 1) | (j == m - g)
-        # D3Q19 has no links along body diagonals: no active cell pulls from the ring's corners
-        ring = within & (outside >= 1) & (outside <= 2)
-        nx, ny, _ = self.shape_xyz
-        fine = (x + fx * (y + fy * z))[ring]
-        parent = [self._parent(a, j[ring]) for a, j in enumerate((x, y, z))]
-        # the fine centre lies towards +1 on an axis where its index is odd past the ghost cells
-        side = [
-            np.where((j[ring] - self._ghost[a]) % 2 == 1, 1, -1) for a, j in enumerate((x, y, z))
-        ]
-
-        def index(shift: tuple[int, int, int]) -> np.ndarray:
-            px, py, pz = ((parent[a] + shift[a]) % self.shape_xyz[a] for a in range(3))
-            return px + nx * (py + ny * pz)
-
-        columns = [index((0, 0, 0)), fine]
-        for axis in range(3):
-            toward = [np.zeros_like(fine)] * 3
-            toward[axis] = side[axis]
-            columns.append(index(tuple(toward)))
-            columns.append(index(tuple(-t for t in toward)))
-        return np.stack(columns, axis=1).astype(np.int64)
-
-    def _coalescence_cells(self) -> np.ndarray:
-        """int64 [n, 9]: each coarse ghost cell the coarse level reads (the box's outer layer on
-        the axes it covers in part) and its eight fine cells."""
-        nx, ny, _ = self.shape_xyz
-        fx, fy, _ = self._fine_xyz
-        lo, hi = self.box.lo, self.box.hi
-        cz, cy, cx = np.meshgrid(*(np.arange(lo[a], hi[a]) for a in (2, 1, 0)), indexing="ij")
-        layer = np.zeros(cx.shape, bool)
-        for axis, c in enumerate((cx, cy, cz)):
-            if self._ghost[axis]:
-                layer |= (c == lo[axis]) | (c == hi[axis] - 1)
-        cx, cy, cz = cx[layer], cy[layer], cz[layer]
-        out = [cx + nx * (cy + ny * cz)]
-        fx0, fy0, fz0 = (2 * (c - lo[a]) + self._ghost[a] for a, c in enumerate((cx, cy, cz)))
-        for dz in (0, 1):
-            for dy in (0, 1):
-                for dx in (0, 1):
-                    out.append((fx0 + dx) + fx * ((fy0 + dy) + fy * (fz0 + dz)))
-        return np.stack(out, axis=1).astype(np.int64)
+        return tuple(np.arange(n) + 0.5 for n in self.shape_xyz)  # type: ignore[return-value]
 
     # ---- state ---------------------------------------------------------------------------
 
@@ -257,50 +371,15 @@ class TwoLevelBox:
                 level.f[level.current],
                 self.backend.asarray(np.ascontiguousarray(moments).ravel()),
                 n,
-                level.stride,
+                level.plane_stride,
                 self.collision,
             )
-        self._coalesce(self.coarse.f[self.coarse.current])
+        self.coupling.coalesce(self.fine, self.coarse)
         self.coarse_steps = 0
-
-    def _coalesce(self, coarse_f: Any) -> None:
-        self.backend.coalesce(
-            self.fine.f[self.fine.current],
-            self.fine.stride,
-            coarse_f,
-            self.coarse.stride,
-            self.coalescence_cells,
-            1.0 / self.scale_coarse_to_fine,
-            self.collision,
-        )
-
-    def _fine_step(self, c_now: Any, c_next: Any, a: float) -> None:
-        fine = self.fine
-        src, dst = fine.f[fine.current], fine.f[1 - fine.current]
-        self.backend.explode(
-            c_now,
-            c_next,
-            a,
-            self.coarse.stride,
-            src,
-            fine.stride,
-            self.explosion_cells,
-            self.scale_coarse_to_fine,
-            self.collision,
-        )
-        self.backend.step(src, dst, fine.params, self._force)
-        fine.current = 1 - fine.current
 
     def advance(self, coarse_steps: int) -> None:
         """Take coarse_steps coarse steps (twice as many fine ones)."""
-        coarse = self.coarse
-        for _ in range(coarse_steps):
-            c_now, c_next = coarse.f[coarse.current], coarse.f[1 - coarse.current]
-            self.backend.step(c_now, c_next, coarse.params, self._force)
-            self._fine_step(c_now, c_now, 0.0)
-            self._fine_step(c_now, c_next, 0.5)
-            self._coalesce(c_next)
-            coarse.current = 1 - coarse.current
+        self.coupling.advance(self.coarse, self.fine, coarse_steps)
         self.coarse_steps += coarse_steps
 
     def moments(self) -> tuple[np.ndarray, np.ndarray]:
@@ -311,7 +390,7 @@ class TwoLevelBox:
         for level in (self.coarse, self.fine):
             n = level.flags.size
             m = self.backend.zeros((4 * n,), np.float32)
-            self.backend.fields(level.f[level.current], m, n, level.stride, self.collision)
+            self.backend.fields(level.f[level.current], m, n, level.plane_stride, self.collision)
             out.append(self.backend.to_host(m).reshape(4, *level.flags.shape).astype(np.float64))
         return out[0], out[1]
 

@@ -25,6 +25,7 @@ from solver.grid import (
     inlet_profile,
     make_flags,
     make_grid,
+    mark_bulk,
     relaxation_times,
     wall_mask,
 )
@@ -57,8 +58,16 @@ class Fields:
 class Simulation:
     """A case set up on a backend: units, grid, flags, the two population buffers and the step."""
 
-    def __init__(self, case: CaseConfig, backend: Backend, mesh: MeshArrays | None = None) -> None:
-        """mesh: the closed triangle mesh of a body.shape 'mesh' case (vertices in metres)."""
+    def __init__(
+        self,
+        case: CaseConfig,
+        backend: Backend,
+        mesh: MeshArrays | None = None,
+        ghost_cells: np.ndarray | None = None,
+    ) -> None:
+        """mesh: the closed triangle mesh of a body.shape 'mesh' case (vertices in metres).
+        ghost_cells: bool [z, y, x] of cells a refinement level's coupling fills instead of the
+        step (FLAG_GHOST; solver/refined_simulation.py)."""
         self.case = case
         self.backend = backend
         self.body = make_body(case, backend, mesh)
@@ -74,6 +83,9 @@ class Simulation:
         self.flags_host = make_flags(
             case, self.grid, self.body.cells(self.grid) if self.body else None
         )
+        if ghost_cells is not None:
+            self.flags_host[ghost_cells] = lattice.GHOST
+            mark_bulk(self.flags_host)
         if self.body is not None and not np.any(self.flags_host & lattice.BODY):
             raise ConfigError(
                 f"body.shape '{case.body.shape}' covers no cell centre at dx = "
@@ -207,6 +219,11 @@ class Simulation:
             self.backend.init_equilibrium(
                 f, device, self.grid.n_cells, self.plane_stride, self.collision
             )
+
+    def population_buffers(self) -> tuple[Any, Any]:
+        """The two population buffers on the device: the current state, then the one the next
+        step writes (for a refinement level's coupling)."""
+        return self._f[self._current], self._f[1 - self._current]
 
     @property
     def n_populations(self) -> int:
