@@ -20,18 +20,62 @@
 // (Dupuis & Chopard 2003, Phys. Rev. E 67, 066707, for post-collision states). The entropic
 // operator's post-collision non-equilibrium part is its relaxed deviatoric stress alone (its trace
 // relaxes at omega_bulk = 1 and its higher moments to equilibrium), so the one factor rescales the
-// whole of it; BGK's relaxes at one rate, so the factor holds for all its moments too.
+// whole of it; BGK's relaxes at one rate, so the factor holds for all its moments too. With the
+// Smagorinsky model the tau are each state's own (lbm_state_tau, lbm_rescale_nonequilibrium).
 #pragma once
 
 #include "lbm_collision.cuh"
 
-// f <- f_eq(f) + scale (f - f_eq(f)): the state's density and momentum kept, its non-equilibrium
-// part rescaled (shifted populations, the operator's equilibrium).
+// The relaxation time of a post-collision state under the Smagorinsky model (lbm_collision.cuh):
+// tau = (tau0 + sqrt(tau0^2 + A P)) / 2, A = 18 sqrt(2) Cs^2, at the pre-collision stress norm P,
+// i.e. P = 4 tau (tau - tau0) / A; the state keeps P* = (1/tau - 1) P of it, so
+// (1 - tau)(tau - tau0) = A P* / 4 and tau = ((1 + tau0) - sqrt((1 - tau0)^2 - A P*)) / 2, the
+// root nearer tau0. P* reaches its largest value (1 - tau0)^2 / A at tau = (1 + tau0) / 2; a state
+// past it (an eddy viscosity above that of tau = (1 + tau0) / 2) reads as that tau. The entropic
+// operator's state keeps the deviatoric stress only, the model took the trace too: near-
+// incompressible flows have almost none. pi_star: the state's non-equilibrium stress per unit
+// reference density (xx, yy, zz, xy, xz, yz).
+__device__ __forceinline__ float lbm_state_tau(const float tau0, const float cs2_smag,
+                                               const float* pi_star) {
+    if (!(cs2_smag > 0.0f) || !(tau0 < 1.0f)) return tau0;
+    const float norm = sqrtf(pi_star[0] * pi_star[0] + pi_star[1] * pi_star[1] + pi_star[2] * pi_star[2] +
+                             2.0f * (pi_star[3] * pi_star[3] + pi_star[4] * pi_star[4] + pi_star[5] * pi_star[5]));
+    const float disc = (1.0f - tau0) * (1.0f - tau0) - 25.455844f * cs2_smag * norm;
+    return 0.5f * ((1.0f + tau0) - sqrtf(fmaxf(disc, 0.0f)));
+}
+
+// A post-collision state moved to another level, in place: its density and momentum kept (so its
+// equilibrium), its non-equilibrium part times r (tau_dst - 1) / (tau_src - 1), r = dt_dst / dt_src
+// (1/2 into the finer level, 2 into the coarser). tau_src is the state's own relaxation time
+// (lbm_state_tau, at the source level's molecular tau0_src), and the subgrid model's part of it,
+// proportional to the strain in lattice units, scales by r too: tau_dst = tau0_dst + r (tau_src -
+// tau0_src). Without the subgrid model both are the levels' molecular times.
 template <int kCollision>
-__device__ __forceinline__ void lbm_rescale_nonequilibrium(float* f, const float scale) {
+__device__ __forceinline__ void lbm_rescale_nonequilibrium(float* f, const float tau0_src,
+                                                           const float tau0_dst, const float r,
+                                                           const float cs2_smag) {
     float rho, ux, uy, uz, feq[19];
     lbm_moments<kCollision>(f, &rho, &ux, &uy, &uz);
     lbm_equilibrium<kCollision>(feq, rho, ux, uy, uz);
+    float pi[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+#define LBM_NEQ_STRESS(q, cx, cy, cz, w)         \
+    {                                            \
+        const float d = f[q] - feq[q];           \
+        pi[0] += LBM_CV((cx) * (cx), d);         \
+        pi[1] += LBM_CV((cy) * (cy), d);         \
+        pi[2] += LBM_CV((cz) * (cz), d);         \
+        pi[3] += LBM_CV((cx) * (cy), d);         \
+        pi[4] += LBM_CV((cx) * (cz), d);         \
+        pi[5] += LBM_CV((cy) * (cz), d);         \
+    }
+    D3Q19_LINKS(LBM_NEQ_STRESS)
+#undef LBM_NEQ_STRESS
+    const float per_rho = kCollision == LBM_COLLISION_ENTROPIC ? 1.0f / rho : 1.0f;
+    LBM_UNROLL
+    for (int k = 0; k < 6; ++k) pi[k] *= per_rho;
+    const float tau_src = lbm_state_tau(tau0_src, cs2_smag, pi);
+    const float tau_dst = tau0_dst + r * (tau_src - tau0_src);
+    const float scale = r * (tau_dst - 1.0f) / (tau_src - 1.0f);
     LBM_UNROLL
     for (int q = 0; q < 19; ++q) f[q] = feq[q] + scale * (f[q] - feq[q]);
 }
@@ -41,7 +85,7 @@ __device__ __forceinline__ void lbm_rescale_nonequilibrium(float* f, const float
 // which lies a quarter of a coarse cell off the coarse centre on every axis. The state is the
 // coarse one at the fine centre to first order in space, c_now + a (c_next - c_now) at the cell
 // plus 1/8 of each axis's central difference of c_now (a quarter cell times the gradient), with
-// c_next = c_now for a = 0; then rescaled by scale = (tau_f - 1) / (2 (tau_c - 1)). Taken
+// c_next = c_now for a = 0; then rescaled (lbm_rescale_nonequilibrium, r = 1/2). Taken
 // cell by cell, without the gradient term (as Rohde et al. 2006 do), the fine ghost cell's
 // equilibrium is a quarter cell's velocity difference off, an error as large as the
 // non-equilibrium part: the Taylor-Green vortex across a refined box decayed 6-7% too fast at 32
@@ -52,7 +96,8 @@ __device__ __forceinline__ void lbm_explode_entry(const float* __restrict__ c_no
                                                   const long long c_stride, float* __restrict__ fine,
                                                   const long long f_stride,
                                                   const long long* __restrict__ cells,
-                                                  const long long i, const float scale) {
+                                                  const long long i, const float tau0_c,
+                                                  const float tau0_f, const float cs2_smag) {
     const long long* e = cells + 8 * i;
     float f[19];
     LBM_UNROLL
@@ -62,20 +107,21 @@ __device__ __forceinline__ void lbm_explode_entry(const float* __restrict__ c_no
         const float gradient = ((now[e[2]] - now[e[3]]) + (now[e[4]] - now[e[5]])) + (now[e[6]] - now[e[7]]);
         f[q] = at + a * (c_next[q * c_stride + e[0]] - at) + 0.125f * gradient;
     }
-    lbm_rescale_nonequilibrium<kCollision>(f, scale);
+    lbm_rescale_nonequilibrium<kCollision>(f, tau0_c, tau0_f, 0.5f, cs2_smag);
     LBM_UNROLL
     for (int q = 0; q < 19; ++q) fine[q * f_stride + e[1]] = f[q];
 }
 
 // Coalescence of entry i: cells[9 i] the coarse ghost cell, cells[9 i + 1 .. 9 i + 8] its eight
-// fine cells. The state is their mean, rescaled by scale = 2 (tau_c - 1) / (tau_f - 1).
+// fine cells. The state is their mean, rescaled (lbm_rescale_nonequilibrium, r = 2).
 template <int kCollision>
 __device__ __forceinline__ void lbm_coalesce_entry(const float* __restrict__ fine,
                                                    const long long f_stride,
                                                    float* __restrict__ coarse,
                                                    const long long c_stride,
                                                    const long long* __restrict__ cells,
-                                                   const long long i, const float scale) {
+                                                   const long long i, const float tau0_f,
+                                                   const float tau0_c, const float cs2_smag) {
     const long long* e = cells + 9 * i;
     float f[19];
     LBM_UNROLL
@@ -84,7 +130,7 @@ __device__ __forceinline__ void lbm_coalesce_entry(const float* __restrict__ fin
         f[q] = 0.125f * (((plane[e[1]] + plane[e[2]]) + (plane[e[3]] + plane[e[4]])) +
                          ((plane[e[5]] + plane[e[6]]) + (plane[e[7]] + plane[e[8]])));
     }
-    lbm_rescale_nonequilibrium<kCollision>(f, scale);
+    lbm_rescale_nonequilibrium<kCollision>(f, tau0_f, tau0_c, 2.0f, cs2_smag);
     LBM_UNROLL
     for (int q = 0; q < 19; ++q) coarse[q * c_stride + e[0]] = f[q];
 }

@@ -3,9 +3,9 @@ body at the case's own (docs/solver.md, "Grid refinement"). Each level is an ord
 its coupling cells flagged FLAG_GHOST; solver/refinement.py couples them.
 
 The second step of grid refinement: open boundaries and walls on the coarse level, the body (its
-forces by momentum exchange) on the fine one, laminar (no subgrid model yet). The fine level spans
-the box plus one coarse cell on each side that the box does not span whole; it is periodic in its
-own grid, which its ghost ring hides from every cell it steps.
+forces by momentum exchange) on the fine one; the subgrid model on both (no wall model yet). The
+fine level spans the box plus one coarse cell on each side that the box does not span whole; it
+is periodic in its own grid, which its ghost ring hides from every cell it steps.
 """
 
 from __future__ import annotations
@@ -61,11 +61,10 @@ class RefinedSimulation:
                 f"resolution.cells_per_length = {cells} must be even on two levels (the coarse "
                 "level takes half of it)"
             )
-        if case.resolution.smagorinsky_cs > 0 or wall_model(case) == "loglaw":
+        if wall_model(case) == "loglaw":
             raise ValueError(
-                "the subgrid model and the wall model do not run on refinement levels yet "
-                "(the rescaling between levels takes the molecular tau only): set "
-                "resolution.smagorinsky_cs=0 and walls.model=none"
+                "the wall model does not run on refinement levels yet (its input cell may lie "
+                "across the interface): set walls.model=none"
             )
         body = make_body(case, backend, mesh)
         length = case.body.reference_length_m or (body.reference_length_m() if body else None)
@@ -101,7 +100,11 @@ class RefinedSimulation:
         assert fine_xyz == self.layout.fine_xyz, (fine_xyz, self.layout.fine_xyz)
         self.backend = backend
         self.coupling = LevelCoupling(
-            backend, self.layout, self.coarse.units.tau, self.coarse.collision
+            backend,
+            self.layout,
+            self.coarse.units.tau,
+            self.coarse.collision,
+            float(case.resolution.smagorinsky_cs) ** 2,
         )
         self._start_fine_from_coarse()
         self.coupling.coalesce(self.fine, self.coarse)

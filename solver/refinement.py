@@ -2,11 +2,12 @@
 stepped by the one kernel of cuda/, coupled by cuda/lbm_refinement.cuh (docs/solver.md, "Grid
 refinement").
 
-The first step of grid refinement: no body, no open boundaries and no subgrid model yet; the
-laminar BGK or entropic operator on both levels. Coordinates are in coarse cells: coarse cell i
-spans [i, i + 1), fine cell j of a box starting at coarse cell lo spans lo + [j, j + 1) / 2 on an
-axis the box covers in part, with two fine ghost cells before the box (the ring the coarse level
-fills). An axis the box spans whole stays periodic on the fine level, without ghost cells.
+The first step of grid refinement: no body and no open boundaries (solver/refined_simulation.py
+has them); the BGK or entropic operator on both levels, with or without the Smagorinsky model.
+Coordinates are in coarse cells: coarse cell i spans [i, i + 1); on an axis the box covers in
+part the fine level has two ghost cells before the box (the ring the coarse level fills), so fine
+cell j spans lo + [j - 2, j - 1) / 2. An axis the box spans whole stays periodic on the fine
+level, without ghost cells.
 
 One coarse step (Schornbaum & Ruede 2016's order for two levels):
 1. the coarse level steps t -> t + 1 (its ghost cells, the box's outer layer, hold the fine
@@ -49,12 +50,6 @@ def relaxation_time_fine(tau_coarse: float) -> float:
     return 2.0 * tau_coarse - 0.5
 
 
-def nonequilibrium_scale(tau_coarse: float) -> float:
-    """(f* - f_eq)_fine / (f* - f_eq)_coarse for post-collision states of the same flow:
-    (tau_f - 1) / (2 (tau_c - 1)) (cuda/lbm_refinement.cuh)."""
-    return (relaxation_time_fine(tau_coarse) - 1.0) / (2.0 * (tau_coarse - 1.0))
-
-
 def check_box(shape_xyz: tuple[int, int, int], box: RefinedBox) -> None:
     """Refuse a box that neither spans an axis whole nor lies inside it with a coarse cell to
     spare on each side and two coarse cells across (ValueError naming the axis)."""
@@ -80,7 +75,7 @@ def check_relaxation(tau_coarse: float) -> None:
 
 
 def _periodic_params(
-    backend: Backend, flags: np.ndarray, tau: float, collision: int
+    backend: Backend, flags: np.ndarray, tau: float, collision: int, cs2_smag: float
 ) -> tuple[KernelParams, int]:
     nz, ny, nx = flags.shape
     n = flags.size
@@ -106,7 +101,7 @@ def _periodic_params(
         "wall_sample": 1,
         "wall_body_rule": 0,
         "nu_lattice": (tau - 0.5) / 3.0,
-        "cs2_smag": 0.0,
+        "cs2_smag": cs2_smag,
         "inlet_relax": 0.0,
         "gx": 0.0,
         "gy": 0.0,
@@ -239,13 +234,22 @@ class LevelCoupling:
     lbm_refinement.cuh), with the index lists on the backend's device."""
 
     def __init__(
-        self, backend: Backend, layout: LevelLayout, tau_coarse: float, collision: int
+        self,
+        backend: Backend,
+        layout: LevelLayout,
+        tau_coarse: float,
+        collision: int,
+        cs2_smag: float = 0.0,
     ) -> None:
+        """tau_coarse: the coarse level's molecular relaxation time; cs2_smag: the Smagorinsky
+        constant squared of both levels (0: no subgrid model)."""
         check_relaxation(tau_coarse)
         self.backend = backend
         self.layout = layout
         self.collision = collision
-        self.scale_coarse_to_fine = nonequilibrium_scale(tau_coarse)
+        self.tau_coarse = tau_coarse
+        self.tau_fine = relaxation_time_fine(tau_coarse)
+        self.cs2_smag = cs2_smag
         self.explosion_cells = backend.asarray(layout.explosion_cells())
         self.coalescence_cells = backend.asarray(layout.coalescence_cells())
 
@@ -260,7 +264,9 @@ class LevelCoupling:
             fine.population_buffers()[0],
             fine.plane_stride,
             self.explosion_cells,
-            self.scale_coarse_to_fine,
+            self.tau_coarse,
+            self.tau_fine,
+            self.cs2_smag,
             self.collision,
         )
 
@@ -272,7 +278,9 @@ class LevelCoupling:
             coarse.population_buffers()[0],
             coarse.plane_stride,
             self.coalescence_cells,
-            1.0 / self.scale_coarse_to_fine,
+            self.tau_fine,
+            self.tau_coarse,
+            self.cs2_smag,
             self.collision,
         )
 
@@ -294,11 +302,13 @@ class LevelCoupling:
 class _Level:
     """One level of a TwoLevelBox: flags, kernel parameters and two population buffers."""
 
-    def __init__(self, backend: Backend, flags: np.ndarray, tau: float, collision: int) -> None:
+    def __init__(
+        self, backend: Backend, flags: np.ndarray, tau: float, collision: int, cs2_smag: float
+    ) -> None:
         self.backend = backend
         self.flags = flags
         self.tau = tau
-        self.params, self.plane_stride = _periodic_params(backend, flags, tau, collision)
+        self.params, self.plane_stride = _periodic_params(backend, flags, tau, collision, cs2_smag)
         self.f = [backend.zeros((lattice.Q * self.plane_stride,), np.float32) for _ in range(2)]
         self.current = 0
         self.active = (flags & lattice.TYPE_MASK) == lattice.FLUID
@@ -317,7 +327,8 @@ class _Level:
 
 class TwoLevelBox:
     """A periodic box of coarse cells (shape_xyz) with `box` refined by 2 (module docstring).
-    tau_coarse: the coarse level's relaxation time; collision: 'bgk' or 'entropic'."""
+    tau_coarse: the coarse level's molecular relaxation time; collision: 'bgk' or 'entropic';
+    smagorinsky_cs: the subgrid model's constant on both levels (each filters at its own dx)."""
 
     def __init__(
         self,
@@ -326,6 +337,7 @@ class TwoLevelBox:
         box: RefinedBox,
         tau_coarse: float,
         collision: str = "bgk",
+        smagorinsky_cs: float = 0.0,
     ) -> None:
         check_box(shape_xyz, box)
         check_relaxation(tau_coarse)
@@ -340,9 +352,12 @@ class TwoLevelBox:
         fine_flags = np.zeros(self.layout.fine_xyz[::-1], np.uint8)
         fine_flags[self.layout.fine_ghost_cells()] = lattice.GHOST
         mark_bulk(fine_flags)
-        self.coarse = _Level(backend, coarse_flags, tau_coarse, self.collision)
-        self.fine = _Level(backend, fine_flags, relaxation_time_fine(tau_coarse), self.collision)
-        self.coupling = LevelCoupling(backend, self.layout, tau_coarse, self.collision)
+        cs2 = smagorinsky_cs**2
+        self.coarse = _Level(backend, coarse_flags, tau_coarse, self.collision, cs2)
+        self.fine = _Level(
+            backend, fine_flags, relaxation_time_fine(tau_coarse), self.collision, cs2
+        )
+        self.coupling = LevelCoupling(backend, self.layout, tau_coarse, self.collision, cs2)
         self.coarse_steps = 0
 
     def fine_centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

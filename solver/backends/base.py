@@ -56,12 +56,15 @@ class Backend(ABC):
         fine: Any,
         f_stride: int,
         cells: Any,
-        scale: float,
+        tau0_coarse: float,
+        tau0_fine: float,
+        cs2_smag: float,
         collision: int,
     ) -> None:
         """Refinement: each fine ghost cell of cells (int64 [n, 8], lbm_explode_entry) takes the
         coarse state at its centre, c_now + a (c_next - c_now) plus c_now's gradient term, its
-        non-equilibrium part times scale (cuda/lbm_refinement.cuh)."""
+        non-equilibrium part rescaled for the fine level (the levels' molecular relaxation times
+        and the Smagorinsky constant squared; cuda/lbm_refinement.cuh)."""
 
     @abstractmethod
     def coalesce(
@@ -71,11 +74,14 @@ class Backend(ABC):
         coarse: Any,
         c_stride: int,
         cells: Any,
-        scale: float,
+        tau0_fine: float,
+        tau0_coarse: float,
+        cs2_smag: float,
         collision: int,
     ) -> None:
         """Refinement: each coarse ghost cell of cells (int64 [n, 9]: the coarse cell, its eight
-        fine cells) takes the mean fine state, its non-equilibrium part times scale."""
+        fine cells) takes the mean fine state, its non-equilibrium part rescaled for the coarse
+        level."""
 
     @abstractmethod
     def params_layout(self) -> np.ndarray:

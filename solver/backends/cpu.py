@@ -43,8 +43,8 @@ class CpuBackend(Backend):
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
-        lib.lbm_explode.argtypes = [_P, _P, _F, _LL, _P, _LL, _P, _LL, _F, _I]
-        lib.lbm_coalesce.argtypes = [_P, _LL, _P, _LL, _P, _LL, _F, _I]
+        lib.lbm_explode.argtypes = [_P, _P, _F, _LL, _P, _LL, _P, _LL, _F, _F, _F, _I]
+        lib.lbm_coalesce.argtypes = [_P, _LL, _P, _LL, _P, _LL, _F, _F, _F, _I]
         for name, argtypes in _VOXELIZE_ARGS.items():
             getattr(lib, name).argtypes = argtypes
         for fn in (
@@ -88,7 +88,20 @@ class CpuBackend(Backend):
         self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         force[:] = params["cell_force"].sum(axis=0, dtype=np.float64)
 
-    def explode(self, c_now, c_next, a, c_stride, fine, f_stride, cells, scale, collision) -> None:
+    def explode(
+        self,
+        c_now,
+        c_next,
+        a,
+        c_stride,
+        fine,
+        f_stride,
+        cells,
+        tau0_coarse,
+        tau0_fine,
+        cs2_smag,
+        collision,
+    ) -> None:
         n = len(cells)
         cells = np.ascontiguousarray(cells, np.int64)
         self._lib.lbm_explode(
@@ -100,15 +113,28 @@ class CpuBackend(Backend):
             f_stride,
             _ptr(cells),
             n,
-            scale,
+            tau0_coarse,
+            tau0_fine,
+            cs2_smag,
             collision,
         )
 
-    def coalesce(self, fine, f_stride, coarse, c_stride, cells, scale, collision) -> None:
+    def coalesce(
+        self, fine, f_stride, coarse, c_stride, cells, tau0_fine, tau0_coarse, cs2_smag, collision
+    ) -> None:
         n = len(cells)
         cells = np.ascontiguousarray(cells, np.int64)
         self._lib.lbm_coalesce(
-            _ptr(fine), f_stride, _ptr(coarse), c_stride, _ptr(cells), n, scale, collision
+            _ptr(fine),
+            f_stride,
+            _ptr(coarse),
+            c_stride,
+            _ptr(cells),
+            n,
+            tau0_fine,
+            tau0_coarse,
+            cs2_smag,
+            collision,
         )
 
     def params_layout(self) -> np.ndarray:

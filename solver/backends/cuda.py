@@ -116,7 +116,20 @@ class CudaBackend(Backend):
         self._step(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
 
-    def explode(self, c_now, c_next, a, c_stride, fine, f_stride, cells, scale, collision) -> None:
+    def explode(
+        self,
+        c_now,
+        c_next,
+        a,
+        c_stride,
+        fine,
+        f_stride,
+        cells,
+        tau0_coarse,
+        tau0_fine,
+        cs2_smag,
+        collision,
+    ) -> None:
         n = len(cells)
         if n:
             self._explode(
@@ -131,12 +144,16 @@ class CudaBackend(Backend):
                     np.int64(f_stride),
                     cells,
                     np.int64(n),
-                    np.float32(scale),
+                    np.float32(tau0_coarse),
+                    np.float32(tau0_fine),
+                    np.float32(cs2_smag),
                     np.int32(collision),
                 ),
             )
 
-    def coalesce(self, fine, f_stride, coarse, c_stride, cells, scale, collision) -> None:
+    def coalesce(
+        self, fine, f_stride, coarse, c_stride, cells, tau0_fine, tau0_coarse, cs2_smag, collision
+    ) -> None:
         n = len(cells)
         if n:
             self._coalesce(
@@ -149,7 +166,9 @@ class CudaBackend(Backend):
                     np.int64(c_stride),
                     cells,
                     np.int64(n),
-                    np.float32(scale),
+                    np.float32(tau0_fine),
+                    np.float32(tau0_coarse),
+                    np.float32(cs2_smag),
                     np.int32(collision),
                 ),
             )
