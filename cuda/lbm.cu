@@ -48,14 +48,15 @@ extern "C" __global__ void lbm_params_layout(long long* out) {
 extern "C" __global__ void lbm_explode(const float* __restrict__ c_now, const float* __restrict__ c_next,
                                        const float a, const long long c_stride, float* __restrict__ fine,
                                        const long long f_stride, const long long* __restrict__ cells,
-                                       const long long n_entries, const float tau0_c, const float tau0_f,
-                 const float cs2_smag, const int collision) {
+                                       const float* __restrict__ weights, const long long n_entries,
+                                       const float tau0_c, const float tau0_f, const float cs2_smag,
+                                       const int collision) {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n_entries) return;
     if (collision == LBM_COLLISION_ENTROPIC)
-        lbm_explode_entry<LBM_COLLISION_ENTROPIC>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, tau0_c, tau0_f, cs2_smag);
+        lbm_explode_entry<LBM_COLLISION_ENTROPIC>(c_now, c_next, a, c_stride, fine, f_stride, cells, weights, i, tau0_c, tau0_f, cs2_smag);
     else
-        lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, tau0_c, tau0_f, cs2_smag);
+        lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, weights, i, tau0_c, tau0_f, cs2_smag);
 }
 
 extern "C" __global__ void lbm_coalesce(const float* __restrict__ fine, const long long f_stride,

@@ -81,12 +81,13 @@ __device__ __forceinline__ void lbm_rescale_nonequilibrium(float* f, const float
 }
 
 // Explosion of entry i, cells[8 i .. 8 i + 7]: the coarse cell the fine ghost cell lies in, the
-// fine ghost cell, then per axis the coarse neighbours towards and away from the fine cell's centre,
-// which lies a quarter of a coarse cell off the coarse centre on every axis. The state is the
-// coarse one at the fine centre to first order in space, c_now + a (c_next - c_now) at the cell
-// plus 1/8 of each axis's central difference of c_now (a quarter cell times the gradient), with
-// c_next = c_now for a = 0; then rescaled (lbm_rescale_nonequilibrium, r = 1/2). Taken
-// cell by cell, without the gradient term (as Rohde et al. 2006 do), the fine ghost cell's
+// fine ghost cell, then per axis the coarse cells towards and away from the fine cell's centre,
+// which lies a quarter of a coarse cell off the coarse centre on every axis; weights[3 i + k] the
+// weight of axis k's difference (1/8 for a central difference, 1/4 for a one-sided one next to a
+// wall, whose cells hold no current state). The state is the coarse one at the fine centre to
+// first order in space, c_now + a (c_next - c_now) at the cell plus the weighted differences of
+// c_now, with c_next = c_now for a = 0; then rescaled (lbm_rescale_nonequilibrium, r = 1/2).
+// Taken cell by cell, without the gradient term (as Rohde et al. 2006 do), the fine ghost cell's
 // equilibrium is a quarter cell's velocity difference off, an error as large as the
 // non-equilibrium part: the Taylor-Green vortex across a refined box decayed 6-7% too fast at 32
 // and at 64 cells per wavelength alike (docs/solver.md).
@@ -96,16 +97,19 @@ __device__ __forceinline__ void lbm_explode_entry(const float* __restrict__ c_no
                                                   const long long c_stride, float* __restrict__ fine,
                                                   const long long f_stride,
                                                   const long long* __restrict__ cells,
+                                                  const float* __restrict__ weights,
                                                   const long long i, const float tau0_c,
                                                   const float tau0_f, const float cs2_smag) {
     const long long* e = cells + 8 * i;
+    const float* wk = weights + 3 * i;
     float f[19];
     LBM_UNROLL
     for (int q = 0; q < 19; ++q) {
         const float* now = c_now + q * c_stride;
         const float at = now[e[0]];
-        const float gradient = ((now[e[2]] - now[e[3]]) + (now[e[4]] - now[e[5]])) + (now[e[6]] - now[e[7]]);
-        f[q] = at + a * (c_next[q * c_stride + e[0]] - at) + 0.125f * gradient;
+        const float gradient = (wk[0] * (now[e[2]] - now[e[3]]) + wk[1] * (now[e[4]] - now[e[5]])) +
+                               wk[2] * (now[e[6]] - now[e[7]]);
+        f[q] = at + a * (c_next[q * c_stride + e[0]] - at) + gradient;
     }
     lbm_rescale_nonequilibrium<kCollision>(f, tau0_c, tau0_f, 0.5f, cs2_smag);
     LBM_UNROLL

@@ -20,32 +20,61 @@ from solver.backends.base import Backend
 from solver.bodies import MeshArrays, make_body
 from solver.config import wall_model
 from solver.grid import Grid, make_grid
-from solver.refinement import LevelCoupling, LevelLayout, RefinedBox, check_box
+from solver.refinement import (
+    COUPLED,
+    NONE,
+    LevelCoupling,
+    LevelLayout,
+    RefinedBox,
+    check_box,
+)
 from solver.simulation import Simulation
 from solver.units import derive_units
 
+WALL_FACES = ("noslip", "freeslip", "moving")
 
-def _box_cells(case_coarse: Any, g: Grid, lo_m: np.ndarray, hi_m: np.ndarray) -> RefinedBox:
+
+def _box_cells(
+    case_coarse: Any, g: Grid, lo_m: np.ndarray, hi_m: np.ndarray
+) -> tuple[RefinedBox, tuple[bool, ...], tuple[bool, ...]]:
     """The coarse array cells the box [lo_m, hi_m) covers, its faces snapped to the nearest cell
-    faces; an axis whose box spans the domain of a periodic axis is whole."""
-    lo, hi = [], []
+    faces, and which of its sides lie on a wall face of the domain (a box reaching a face is cut
+    there). An axis whose box spans a periodic axis is whole. A box reaching the inlet or the
+    outflow is refused (ValueError)."""
+    lo, hi, walls_lo, walls_hi = [], [], [], []
     for a, axis in enumerate("xyz"):
         origin, size = g.origin_m[a], case_coarse.domain.size_m[a]
-        periodic = getattr(case_coarse.domain.boundaries, f"{axis}_min") == "periodic"
+        faces = [getattr(case_coarse.domain.boundaries, f"{axis}_{s}") for s in ("min", "max")]
         n = (g.nx, g.ny, g.nz)[a]
-        if periodic and lo_m[a] <= origin and hi_m[a] >= origin + size:
+        reach = (lo_m[a] <= origin + 0.5 * g.dx_m, hi_m[a] >= origin + size - 0.5 * g.dx_m)
+        if faces[0] == "periodic" and all(reach):
             lo.append(0)
             hi.append(n)
+            walls_lo.append(False)
+            walls_hi.append(False)
             continue
-        lo.append(int(round((lo_m[a] - origin) / g.dx_m)) + g.ghost_lo[a])
-        hi.append(int(round((hi_m[a] - origin) / g.dx_m)) + g.ghost_lo[a])
-    return RefinedBox(tuple(lo), tuple(hi))  # type: ignore[arg-type]
+        for side, face, reached in zip(("min", "max"), faces, reach, strict=True):
+            if reached and face not in WALL_FACES:
+                raise ValueError(
+                    f"the refined box reaches the domain's {axis}_{side} face ({face}): only a "
+                    f"wall face ({', '.join(WALL_FACES)}) may bound a refinement level; shrink "
+                    "the box"
+                )
+        lo_m_a = max(lo_m[a], origin)
+        hi_m_a = min(hi_m[a], origin + size)
+        lo.append(int(round((lo_m_a - origin) / g.dx_m)) + g.ghost_lo[a])
+        hi.append(int(round((hi_m_a - origin) / g.dx_m)) + g.ghost_lo[a])
+        walls_lo.append(reach[0])
+        walls_hi.append(reach[1])
+    return RefinedBox(tuple(lo), tuple(hi)), tuple(walls_lo), tuple(walls_hi)  # type: ignore[arg-type]
 
 
 class RefinedSimulation:
     """`case` with the box [box_lo_m, box_hi_m) (metres) at its resolution and the rest of the
-    tunnel at half of it; the body must lie inside the box. resolution.cells_per_length must be
-    even; the lattice speed is the same on both levels."""
+    tunnel at half of it; the body must lie inside the box. A side of the box that reaches a wall
+    face of the domain (the floor, the rolling road) ends there, the fine level taking that face's
+    rule; the inlet and the outflow it may not reach. resolution.cells_per_length must be even;
+    the lattice speed is the same on both levels."""
 
     def __init__(
         self,
@@ -78,10 +107,10 @@ class RefinedSimulation:
         coarse_case.body.reference_length_m = length
         grid = make_grid(coarse_case, derive_units(coarse_case, length))
         lo_m, hi_m = np.asarray(box_lo_m, float), np.asarray(box_hi_m, float)
-        box = _box_cells(coarse_case, grid, lo_m, hi_m)
+        box, walls_lo, walls_hi = _box_cells(coarse_case, grid, lo_m, hi_m)
         coarse_xyz = (grid.nx, grid.ny, grid.nz)
-        check_box(coarse_xyz, box)
-        self.layout = LevelLayout.of(coarse_xyz, box)
+        check_box(coarse_xyz, box, walls_lo, walls_hi)
+        self.layout = LevelLayout.of(coarse_xyz, box, walls_lo, walls_hi)
         self.coarse = Simulation(coarse_case, backend, ghost_cells=self.layout.coarse_ghost_cells())
 
         fine_case = copy.deepcopy(case)
@@ -89,12 +118,17 @@ class RefinedSimulation:
         fine_case.domain.sponge.length_m = 0.0
         dx_c = grid.dx_m
         for a, axis in enumerate("xyz"):
-            if self.layout.ghost[a]:
-                lo_face = grid.origin_m[a] + (box.lo[a] - grid.ghost_lo[a]) * dx_c
-                fine_case.domain.origin_m[a] = lo_face - dx_c
-                fine_case.domain.size_m[a] = (box.hi[a] - box.lo[a] + 2) * dx_c
-            for side in ("min", "max"):
-                setattr(fine_case.domain.boundaries, f"{axis}_{side}", "periodic")
+            layers = (self.layout.layer_lo[a], self.layout.layer_hi[a])
+            if layers == (NONE, NONE):  # the box spans the periodic axis whole
+                continue
+            # the box, plus one coarse cell on each coupled side; a wall side keeps its face
+            extra = [1 if layer == COUPLED else 0 for layer in layers]
+            lo_face = grid.origin_m[a] + (box.lo[a] - grid.ghost_lo[a]) * dx_c
+            fine_case.domain.origin_m[a] = lo_face - extra[0] * dx_c
+            fine_case.domain.size_m[a] = (box.hi[a] - box.lo[a] + sum(extra)) * dx_c
+            for side, layer in zip(("min", "max"), layers, strict=True):
+                if layer == COUPLED:
+                    setattr(fine_case.domain.boundaries, f"{axis}_{side}", "periodic")
         self.fine = Simulation(fine_case, backend, mesh, ghost_cells=self.layout.fine_ghost_cells())
         fine_xyz = (self.fine.grid.nx, self.fine.grid.ny, self.fine.grid.nz)
         assert fine_xyz == self.layout.fine_xyz, (fine_xyz, self.layout.fine_xyz)
@@ -105,10 +139,19 @@ class RefinedSimulation:
             self.coarse.units.tau,
             self.coarse.collision,
             float(case.resolution.smagorinsky_cs) ** 2,
+            self._coarse_readable(),
         )
         self._start_fine_from_coarse()
         self.coupling.coalesce(self.fine, self.coarse)
         self.coarse_steps = 0
+
+    def _coarse_readable(self) -> np.ndarray:
+        """bool [z, y, x]: the coarse cells whose state is current when the fine level's ring is
+        filled: the stepped cells, the inlet and outflow, and the coalesced layer (not walls)."""
+        types = self.coarse.flags_host & lattice.TYPE_MASK
+        readable = (types == lattice.FLUID) | (types == lattice.INLET) | (types == lattice.OUTFLOW)
+        readable.reshape(-1)[self.layout.coalescence_cells()[:, 0]] = True
+        return readable
 
     def _start_fine_from_coarse(self) -> None:
         """The fine level's initial state: the equilibrium of the coarse cell each fine cell lies

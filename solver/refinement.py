@@ -32,8 +32,10 @@ from solver.backends.base import Backend
 from solver.grid import mark_bulk
 from solver.kernel_params import KernelParams, pack_params
 
-#: fine ghost cells before and after the box on an axis the box covers in part
-GHOST_FINE = 2
+#: fine layers before and after the box on one side of an axis: coupled to the coarse level (a
+#: ghost ring of two cells), on a wall of the domain (the fine level's own boundary layer, one
+#: cell), or none (the box spans a periodic axis whole)
+COUPLED, WALL, NONE = 2, 1, 0
 
 
 @dataclass(frozen=True)
@@ -50,12 +52,19 @@ def relaxation_time_fine(tau_coarse: float) -> float:
     return 2.0 * tau_coarse - 0.5
 
 
-def check_box(shape_xyz: tuple[int, int, int], box: RefinedBox) -> None:
+def check_box(
+    shape_xyz: tuple[int, int, int],
+    box: RefinedBox,
+    walls_lo: tuple[bool, ...] = (False, False, False),
+    walls_hi: tuple[bool, ...] = (False, False, False),
+) -> None:
     """Refuse a box that neither spans an axis whole nor lies inside it with a coarse cell to
-    spare on each side and two coarse cells across (ValueError naming the axis)."""
+    spare on each side that is not on a wall, and two coarse cells across (ValueError naming the
+    axis)."""
     for axis, (n, lo, hi) in enumerate(zip(shape_xyz, box.lo, box.hi, strict=True)):
         whole = lo == 0 and hi == n
-        if not whole and not (1 <= lo and hi <= n - 1 and hi - lo >= 2):
+        inside = (walls_lo[axis] or lo >= 1) and (walls_hi[axis] or hi <= n - 1)
+        if not whole and not (inside and hi - lo >= 2):
             raise ValueError(
                 f"refined box on axis {'xyz'[axis]}: [{lo}, {hi}) must span the axis whole or lie "
                 f"inside [1, {n - 1}) with at least 2 coarse cells"
@@ -116,31 +125,43 @@ def _periodic_params(
 @dataclass(frozen=True)
 class LevelLayout:
     """Where a fine level lies in the coarse one: the coarse grid's shape (x, y, z, array cells,
-    boundary layers included), the refined box in those cells, the fine ghost cells before and
-    after the box per axis (0 on an axis the box spans whole, which stays periodic) and the fine
-    grid's shape."""
+    boundary layers included), the refined box in those cells, the fine level's layers before
+    (lo) and after (hi) the box per axis (COUPLED, WALL or NONE, which are also their widths in
+    fine cells) and the fine grid's shape."""
 
     coarse_xyz: tuple[int, int, int]
     box: RefinedBox
-    ghost: tuple[int, int, int]
+    layer_lo: tuple[int, int, int]
+    layer_hi: tuple[int, int, int]
     fine_xyz: tuple[int, int, int]
 
     @classmethod
-    def of(cls, coarse_xyz: tuple[int, int, int], box: RefinedBox) -> LevelLayout:
-        ghost = tuple(
-            0 if (lo == 0 and hi == n) else GHOST_FINE
-            for n, lo, hi in zip(coarse_xyz, box.lo, box.hi, strict=True)
-        )
-        fine = tuple(2 * (hi - lo) + 2 * g for lo, hi, g in zip(box.lo, box.hi, ghost, strict=True))
-        return cls(coarse_xyz, box, ghost, fine)  # type: ignore[arg-type]
+    def of(
+        cls,
+        coarse_xyz: tuple[int, int, int],
+        box: RefinedBox,
+        walls_lo: tuple[bool, bool, bool] = (False, False, False),
+        walls_hi: tuple[bool, bool, bool] = (False, False, False),
+    ) -> LevelLayout:
+        """walls_lo / walls_hi: the box's side lies on a wall face of the domain."""
+        lo_layers, hi_layers = [], []
+        for a, n in enumerate(coarse_xyz):
+            whole = box.lo[a] == 0 and box.hi[a] == n
+            lo_layers.append(NONE if whole else WALL if walls_lo[a] else COUPLED)
+            hi_layers.append(NONE if whole else WALL if walls_hi[a] else COUPLED)
+        fine = tuple(2 * (box.hi[a] - box.lo[a]) + lo_layers[a] + hi_layers[a] for a in range(3))
+        return cls(coarse_xyz, box, tuple(lo_layers), tuple(hi_layers), fine)  # type: ignore[arg-type]
 
     def fine_ghost_cells(self) -> np.ndarray:
-        """bool [z, y, x] of the fine grid: the ghost cells round its active ones."""
+        """bool [z, y, x] of the fine grid: its coupled ghost cells."""
         fx, fy, fz = self.fine_xyz
-        ghost = np.ones((fz, fy, fx), bool)
-        ghost[
-            tuple(slice(g, m - g) for g, m in zip(self.ghost[::-1], (fz, fy, fx), strict=True))
-        ] = False
+        z, y, x = np.meshgrid(np.arange(fz), np.arange(fy), np.arange(fx), indexing="ij")
+        ghost = np.zeros((fz, fy, fx), bool)
+        for a, (j, m) in enumerate(((x, fx), (y, fy), (z, fz))):
+            if self.layer_lo[a] == COUPLED:
+                ghost |= j < COUPLED
+            if self.layer_hi[a] == COUPLED:
+                ghost |= j >= m - COUPLED
         return ghost
 
     def coarse_ghost_cells(self) -> np.ndarray:
@@ -153,64 +174,82 @@ class LevelLayout:
     def fine_centres(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Cell centres of the fine level along x, y, z, in coarse array cells."""
         return tuple(
-            lo + (np.arange(m) + 0.5 - g) / 2.0
-            for lo, m, g in zip(self.box.lo, self.fine_xyz, self.ghost, strict=True)
+            self.box.lo[a] + (np.arange(self.fine_xyz[a]) + 0.5 - self.layer_lo[a]) / 2.0
+            for a in range(3)
         )  # type: ignore[return-value]
 
     def _parent(self, axis: int, j: np.ndarray) -> np.ndarray:
         """The coarse cell (along axis) a fine cell j lies in, periodic."""
-        lo, g, n = self.box.lo[axis], self.ghost[axis], self.coarse_xyz[axis]
+        lo, g, n = self.box.lo[axis], self.layer_lo[axis], self.coarse_xyz[axis]
         return (lo + (j - g) // 2) % n
 
-    def explosion_cells(self) -> np.ndarray:
-        """int64 [n, 8] for the ghost ring next to the fine active cells: the coarse cell each
-        ghost cell lies in, the ghost cell, and per axis the coarse neighbours towards and away
-        from the ghost cell's centre (lbm_explode_entry)."""
+    def explosion_cells(self, readable: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """For the ghost ring next to the fine active cells: int64 [n, 8], the coarse cell each
+        ghost cell lies in, the ghost cell, and per axis the coarse cells towards and away from
+        the ghost cell's centre; float32 [n, 3], the weight of each axis's difference
+        (lbm_explode_entry): 1/8 for the central difference, 1/4 for a one-sided one where a
+        neighbour is not readable (readable: bool [z, y, x] of the coarse cells whose state is
+        current, the stepped cells and the coalesced layer; all when None), 0 where neither is."""
         fx, fy, fz = self.fine_xyz
         z, y, x = np.meshgrid(np.arange(fz), np.arange(fy), np.arange(fx), indexing="ij")
         outside = np.zeros((fz, fy, fx), np.int8)  # on how many axes the cell is in the ring
         within = np.ones((fz, fy, fx), bool)
         for axis, (j, m) in enumerate(((x, fx), (y, fy), (z, fz))):
-            g = self.ghost[axis]
-            if g:
-                within &= (j >= g - 1) & (j <= m - g)
-                outside += (j == g - 1) | (j == m - g)
+            lo, hi = self.layer_lo[axis], self.layer_hi[axis]
+            within &= (j >= (COUPLED - 1 if lo == COUPLED else lo)) & (
+                j <= (m - COUPLED if hi == COUPLED else m - 1 - hi)
+            )
+            if lo == COUPLED:
+                outside += j == COUPLED - 1
+            if hi == COUPLED:
+                outside += j == m - COUPLED
         # D3Q19 has no links along body diagonals: no active cell pulls from the ring's corners
         ring = within & (outside >= 1) & (outside <= 2)
         nx, ny, _ = self.coarse_xyz
         fine = (x + fx * (y + fy * z))[ring]
         parent = [self._parent(a, j[ring]) for a, j in enumerate((x, y, z))]
-        # the fine centre lies towards +1 on an axis where its index is odd past the ghost cells
+        # the fine centre lies towards +1 on an axis where its index is odd past the lo layer
         side = [
-            np.where((j[ring] - self.ghost[a]) % 2 == 1, 1, -1) for a, j in enumerate((x, y, z))
+            np.where((j[ring] - self.layer_lo[a]) % 2 == 1, 1, -1) for a, j in enumerate((x, y, z))
         ]
 
         def index(shift: tuple[Any, Any, Any]) -> np.ndarray:
             px, py, pz = ((parent[a] + shift[a]) % self.coarse_xyz[a] for a in range(3))
             return px + nx * (py + ny * pz)
 
-        columns = [index((0, 0, 0)), fine]
+        ok = np.ones(nx * ny * self.coarse_xyz[2], bool) if readable is None else readable.ravel()
+        centre = index((0, 0, 0))
+        columns, weights = [centre, fine], []
         for axis in range(3):
-            toward: list[Any] = [0, 0, 0]
-            toward[axis] = side[axis]
-            columns.append(index(tuple(toward)))
-            columns.append(index(tuple(-t for t in toward)))
-        return np.stack(columns, axis=1).astype(np.int64)
+            step: list[Any] = [0, 0, 0]
+            step[axis] = side[axis]
+            toward = index(tuple(step))
+            away = index(tuple(-t for t in step))
+            t_ok, a_ok = ok[toward], ok[away]
+            weights.append(np.where(t_ok & a_ok, 0.125, np.where(t_ok | a_ok, 0.25, 0.0)))
+            columns.append(np.where(t_ok, toward, centre))
+            columns.append(np.where(a_ok, away, centre))
+        return (
+            np.stack(columns, axis=1).astype(np.int64),
+            np.stack(weights, axis=1).astype(np.float32),
+        )
 
     def coalescence_cells(self) -> np.ndarray:
         """int64 [n, 9]: each coarse ghost cell the coarse level reads (the box's outer layer on
-        the axes it covers in part) and its eight fine cells."""
+        its coupled sides) and its eight fine cells."""
         nx, ny, _ = self.coarse_xyz
         fx, fy, _ = self.fine_xyz
         lo, hi = self.box.lo, self.box.hi
         cz, cy, cx = np.meshgrid(*(np.arange(lo[a], hi[a]) for a in (2, 1, 0)), indexing="ij")
         layer = np.zeros(cx.shape, bool)
         for axis, c in enumerate((cx, cy, cz)):
-            if self.ghost[axis]:
-                layer |= (c == lo[axis]) | (c == hi[axis] - 1)
+            if self.layer_lo[axis] == COUPLED:
+                layer |= c == lo[axis]
+            if self.layer_hi[axis] == COUPLED:
+                layer |= c == hi[axis] - 1
         cx, cy, cz = cx[layer], cy[layer], cz[layer]
         out = [cx + nx * (cy + ny * cz)]
-        fx0, fy0, fz0 = (2 * (c - lo[a]) + self.ghost[a] for a, c in enumerate((cx, cy, cz)))
+        fx0, fy0, fz0 = (2 * (c - lo[a]) + self.layer_lo[a] for a, c in enumerate((cx, cy, cz)))
         for dz in (0, 1):
             for dy in (0, 1):
                 for dx in (0, 1):
@@ -240,9 +279,11 @@ class LevelCoupling:
         tau_coarse: float,
         collision: int,
         cs2_smag: float = 0.0,
+        coarse_readable: np.ndarray | None = None,
     ) -> None:
         """tau_coarse: the coarse level's molecular relaxation time; cs2_smag: the Smagorinsky
-        constant squared of both levels (0: no subgrid model)."""
+        constant squared of both levels (0: no subgrid model); coarse_readable: bool [z, y, x]
+        of the coarse cells whose state is current (LevelLayout.explosion_cells)."""
         check_relaxation(tau_coarse)
         self.backend = backend
         self.layout = layout
@@ -250,7 +291,9 @@ class LevelCoupling:
         self.tau_coarse = tau_coarse
         self.tau_fine = relaxation_time_fine(tau_coarse)
         self.cs2_smag = cs2_smag
-        self.explosion_cells = backend.asarray(layout.explosion_cells())
+        cells, weights = layout.explosion_cells(coarse_readable)
+        self.explosion_cells = backend.asarray(cells)
+        self.explosion_weights = backend.asarray(weights)
         self.coalescence_cells = backend.asarray(layout.coalescence_cells())
 
     def explode(self, coarse: SteppedLevel, c_now: Any, c_next: Any, a: float, fine: SteppedLevel):
@@ -264,6 +307,7 @@ class LevelCoupling:
             fine.population_buffers()[0],
             fine.plane_stride,
             self.explosion_cells,
+            self.explosion_weights,
             self.tau_coarse,
             self.tau_fine,
             self.cs2_smag,

@@ -338,15 +338,15 @@ void lbm_fields(const float* f, float* moments, const long long n_cells,
 // The coupling of two refinement levels (../lbm_refinement.cuh): n_entries explosions or
 // coalescences.
 void lbm_explode(const float* c_now, const float* c_next, const float a, const long long c_stride,
-                 float* fine, const long long f_stride, const long long* cells,
+                 float* fine, const long long f_stride, const long long* cells, const float* weights,
                  const long long n_entries, const float tau0_c, const float tau0_f,
                  const float cs2_smag, const int collision) {
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < n_entries; ++i) {
         if (collision == LBM_COLLISION_ENTROPIC)
-            lbm_explode_entry<LBM_COLLISION_ENTROPIC>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, tau0_c, tau0_f, cs2_smag);
+            lbm_explode_entry<LBM_COLLISION_ENTROPIC>(c_now, c_next, a, c_stride, fine, f_stride, cells, weights, i, tau0_c, tau0_f, cs2_smag);
         else
-            lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, i, tau0_c, tau0_f, cs2_smag);
+            lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, weights, i, tau0_c, tau0_f, cs2_smag);
     }
 }
 

@@ -56,13 +56,15 @@ class Backend(ABC):
         fine: Any,
         f_stride: int,
         cells: Any,
+        weights: Any,
         tau0_coarse: float,
         tau0_fine: float,
         cs2_smag: float,
         collision: int,
     ) -> None:
-        """Refinement: each fine ghost cell of cells (int64 [n, 8], lbm_explode_entry) takes the
-        coarse state at its centre, c_now + a (c_next - c_now) plus c_now's gradient term, its
+        """Refinement: each fine ghost cell of cells (int64 [n, 8], lbm_explode_entry; weights
+        float32 [n, 3]) takes the coarse state at its centre, c_now + a (c_next - c_now) plus
+        c_now's weighted differences, its
         non-equilibrium part rescaled for the fine level (the levels' molecular relaxation times
         and the Smagorinsky constant squared; cuda/lbm_refinement.cuh)."""
 

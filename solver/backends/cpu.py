@@ -43,7 +43,7 @@ class CpuBackend(Backend):
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
-        lib.lbm_explode.argtypes = [_P, _P, _F, _LL, _P, _LL, _P, _LL, _F, _F, _F, _I]
+        lib.lbm_explode.argtypes = [_P, _P, _F, _LL, _P, _LL, _P, _P, _LL, _F, _F, _F, _I]
         lib.lbm_coalesce.argtypes = [_P, _LL, _P, _LL, _P, _LL, _F, _F, _F, _I]
         for name, argtypes in _VOXELIZE_ARGS.items():
             getattr(lib, name).argtypes = argtypes
@@ -97,6 +97,7 @@ class CpuBackend(Backend):
         fine,
         f_stride,
         cells,
+        weights,
         tau0_coarse,
         tau0_fine,
         cs2_smag,
@@ -104,6 +105,7 @@ class CpuBackend(Backend):
     ) -> None:
         n = len(cells)
         cells = np.ascontiguousarray(cells, np.int64)
+        weights = np.ascontiguousarray(weights, np.float32)
         self._lib.lbm_explode(
             _ptr(c_now),
             _ptr(c_next),
@@ -112,6 +114,7 @@ class CpuBackend(Backend):
             _ptr(fine),
             f_stride,
             _ptr(cells),
+            _ptr(weights),
             n,
             tau0_coarse,
             tau0_fine,
