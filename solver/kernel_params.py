@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from solver import lattice
 from solver.lattice import HEADER
 
 _SCALARS = {"int": np.int32, "long long": np.int64, "float": np.float32}
@@ -70,3 +71,42 @@ def pack_params(values: Mapping[str, Any], address: Callable[[Any], int]) -> Ker
     for ctype, name in FIELDS:
         record[name] = address(values[name]) if is_pointer(ctype) else values[name]
     return KernelParams(values=dict(values), record=record)
+
+
+def plain_box_values(
+    flags: np.ndarray, tau: float, collision: int, cs2_smag: float = 0.0
+) -> dict[str, Any]:
+    """Host values of every LbmParams field for a box of the given flags [z, y, x] (no inlet, no
+    body slots, no wall model, no body force, resting walls) at relaxation time tau: the base
+    that small drivers and tests override (solver/refinement.py, tests/)."""
+    nz, ny, nx = flags.shape
+    return {
+        "plane_stride": lattice.plane_stride(flags.size),
+        "flags": flags,
+        "tau_x": np.full(nx, tau, np.float32),
+        "u_inlet": np.zeros((nz, ny), np.float32),
+        "boundary_index": np.full(flags.shape, -1, np.int32),
+        "cell_force": np.zeros((0, 3, 3), np.float32),
+        "link_q": np.zeros((0, 18), np.float32),
+        "slot_area": np.zeros((0, 3), np.float32),
+        "slot_wall": np.zeros((0, 5), np.float32),
+        "wall_feq": np.zeros(19, np.float32),
+        "nx": nx,
+        "ny": ny,
+        "nz": nz,
+        "interpolated": 0,
+        "has_force": 0,
+        "collision": collision,
+        "wall_model": lattice.WALL_MODELS["none"],
+        "wall_sample": 1,
+        "wall_body_rule": 0,
+        "nu_lattice": (tau - 0.5) / 3.0,
+        "cs2_smag": cs2_smag,
+        "inlet_relax": 0.0,
+        "gx": 0.0,
+        "gy": 0.0,
+        "gz": 0.0,
+        "wall_ux": 0.0,
+        "wall_uy": 0.0,
+        "wall_uz": 0.0,
+    }

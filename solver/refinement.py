@@ -30,7 +30,7 @@ import numpy as np
 from solver import lattice
 from solver.backends.base import Backend
 from solver.grid import mark_bulk
-from solver.kernel_params import KernelParams, pack_params
+from solver.kernel_params import KernelParams, pack_params, plain_box_values
 
 #: fine layers before and after the box on one side of an axis: coupled to the coarse level (a
 #: ghost ring of two cells), on a wall of the domain (the fine level's own boundary layer, one
@@ -86,40 +86,11 @@ def check_relaxation(tau_coarse: float) -> None:
 def _periodic_params(
     backend: Backend, flags: np.ndarray, tau: float, collision: int, cs2_smag: float
 ) -> tuple[KernelParams, int]:
-    nz, ny, nx = flags.shape
-    n = flags.size
-    stride = lattice.plane_stride(n)
     values = {
-        "plane_stride": stride,
-        "flags": backend.asarray(flags),
-        "tau_x": backend.asarray(np.full(nx, tau, np.float32)),
-        "u_inlet": backend.zeros((nz, ny), np.float32),
-        "boundary_index": backend.asarray(np.full(flags.shape, -1, np.int32)),
-        "cell_force": backend.zeros((0, 3, 3), np.float32),
-        "link_q": backend.zeros((0, 18), np.float32),
-        "slot_area": backend.zeros((0, 3), np.float32),
-        "slot_wall": backend.zeros((0, 5), np.float32),
-        "wall_feq": backend.zeros((19,), np.float32),
-        "nx": nx,
-        "ny": ny,
-        "nz": nz,
-        "interpolated": 0,
-        "has_force": 0,
-        "collision": collision,
-        "wall_model": lattice.WALL_MODELS["none"],
-        "wall_sample": 1,
-        "wall_body_rule": 0,
-        "nu_lattice": (tau - 0.5) / 3.0,
-        "cs2_smag": cs2_smag,
-        "inlet_relax": 0.0,
-        "gx": 0.0,
-        "gy": 0.0,
-        "gz": 0.0,
-        "wall_ux": 0.0,
-        "wall_uy": 0.0,
-        "wall_uz": 0.0,
+        key: backend.asarray(v) if isinstance(v, np.ndarray) else v
+        for key, v in plain_box_values(flags, tau, collision, cs2_smag).items()
     }
-    return pack_params(values, backend.address), stride
+    return pack_params(values, backend.address), values["plane_stride"]
 
 
 @dataclass(frozen=True)

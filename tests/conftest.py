@@ -38,7 +38,7 @@ def run_periodic_step(
 
     from solver import lattice
     from solver.grid import mark_bulk
-    from solver.kernel_params import pack_params
+    from solver.kernel_params import pack_params, plain_box_values
 
     _, nz, ny, nx = f.shape
     n = nx * ny * nz
@@ -49,39 +49,9 @@ def run_periodic_step(
     src.reshape(19, stride)[:, :n] = (f - shift).reshape(19, n)
     flags = np.zeros((nz, ny, nx), np.uint8)
     mark_bulk(flags)
-    params = pack_params(
-        {
-            "plane_stride": stride,
-            "flags": flags,
-            "tau_x": np.full(nx, tau, np.float32),
-            "u_inlet": np.zeros((nz, ny), np.float32),
-            "boundary_index": np.full(flags.shape, -1, np.int32),
-            "cell_force": np.zeros((0, 3, 3), np.float32),
-            "link_q": np.zeros((0, 18), np.float32),
-            "slot_area": np.zeros((0, 3), np.float32),
-            "slot_wall": np.zeros((0, 5), np.float32),
-            "wall_feq": np.zeros(19, np.float32),
-            "nx": nx,
-            "ny": ny,
-            "nz": nz,
-            "interpolated": 0,
-            "has_force": int(any(g)),
-            "collision": lattice.COLLISIONS[collision],
-            "wall_model": lattice.WALL_MODELS["none"],
-            "wall_sample": 1,
-            "wall_body_rule": 0,
-            "nu_lattice": (tau - 0.5) / 3.0,
-            "cs2_smag": cs_smag**2,
-            "inlet_relax": 0.0,
-            "gx": g[0],
-            "gy": g[1],
-            "gz": g[2],
-            "wall_ux": 0.0,
-            "wall_uy": 0.0,
-            "wall_uz": 0.0,
-        },
-        backend.address,
-    )
+    values = plain_box_values(flags, tau, lattice.COLLISIONS[collision], cs_smag**2)
+    values.update(has_force=int(any(g)), gx=g[0], gy=g[1], gz=g[2])
+    params = pack_params(values, backend.address)
     backend.step(src, dst, params, np.zeros((3, 3)))
     return dst.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx) + shift
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from solver import lattice
 from solver.grid import body_neighbour_index, links_into_body, mark_bulk
-from solver.kernel_params import pack_params
+from solver.kernel_params import pack_params, plain_box_values
 from solver.wall_geometry import slot_wall_geometry
 
 
@@ -67,39 +67,20 @@ def wall_step(
     backend.init_equilibrium(src, moments.reshape(-1), n, stride, lattice.COLLISIONS[collision])
     dst = src.copy()
     n_slots = len(cells)
-    params = pack_params(
-        {
-            "plane_stride": stride,
-            "flags": flags,
-            "tau_x": np.full(nx, 0.5 + 3 * nu, np.float32),
-            "u_inlet": np.zeros((nz, ny), np.float32),
-            "boundary_index": slot,
-            "cell_force": np.zeros((n_slots, 3, 3), np.float32),
-            "link_q": q,
-            "slot_area": np.zeros((n_slots, 3), np.float32),
-            "slot_wall": wall,
-            "wall_feq": np.zeros(19, np.float32),
-            "nx": nx,
-            "ny": ny,
-            "nz": nz,
-            "interpolated": 1,
-            "has_force": 0,
-            "collision": lattice.COLLISIONS[collision],
-            "wall_model": lattice.WALL_MODELS["loglaw"],
-            "wall_sample": sample_cells,
-            "wall_body_rule": lattice.WALL_BODY_RULES["surface"],
-            "nu_lattice": nu,
-            "cs2_smag": 0.16**2,
-            "inlet_relax": 0.0,
-            "gx": 0.0,
-            "gy": 0.0,
-            "gz": 0.0,
-            "wall_ux": 0.0,
-            "wall_uy": 0.0,
-            "wall_uz": 0.0,
-        },
-        backend.address,
+    values = plain_box_values(flags, 0.5 + 3 * nu, lattice.COLLISIONS[collision], 0.16**2)
+    values.update(
+        boundary_index=slot,
+        cell_force=np.zeros((n_slots, 3, 3), np.float32),
+        link_q=q,
+        slot_area=np.zeros((n_slots, 3), np.float32),
+        slot_wall=wall,
+        interpolated=1,
+        wall_model=lattice.WALL_MODELS["loglaw"],
+        wall_sample=sample_cells,
+        wall_body_rule=lattice.WALL_BODY_RULES["surface"],
+        nu_lattice=nu,
     )
+    params = pack_params(values, backend.address)
     force = np.zeros((3, 3))
     backend.step(src, dst, params, force)
     cell_force = np.array(params["cell_force"], dtype=np.float64)
