@@ -5,7 +5,10 @@ uniform flow's drift, for both collision operators and several relaxation times;
 Turek's 2D-1 on uniform grids of 10 and 20 cells per diameter and with the cylinder in a box at
 20 inside a tunnel at 10: the tables of docs/solver.md, "Grid refinement".
 
-    python benchmarks/refinement_checks.py [--backend cpu|cuda]
+    python benchmarks/refinement_checks.py [--backend cpu|cuda] [--sphere]
+
+--sphere adds cases/sphere.yaml (Re 100) at 16 cells per diameter, uniform and with the tunnel
+at 8 and a box round the sphere and its near wake at 16 (a few minutes on 2 cores).
 
 Ends with one JSON line.
 """
@@ -96,9 +99,46 @@ def schaefer_turek_rows(backend) -> list[dict]:
     return rows
 
 
+SPHERE_BOX_M = ((0.2, 0.2, 0.2), (0.55, 0.4, 0.4))  # 1 D upstream, 2.5 D downstream, 1 D aside
+
+
+def sphere_rows(backend, fine_steps: int = 6000) -> list[dict]:
+    """Cd of the sphere at Re 100 (the mean force of the last 500 fine-grid steps) uniform at 16
+    cells per diameter and refined (8 in the tunnel, 16 in SPHERE_BOX_M), over the same flow
+    time, with cell updates per coarse (8-cell) step and wall time."""
+    case = load_case(ROOT / "cases" / "sphere.yaml", ["resolution.cells_per_length=16"])
+    rows = []
+    t0 = time.perf_counter()
+    sim = Simulation(case, backend)
+    forces = sim.advance(fine_steps)
+    rows.append(
+        {
+            "grid": "uniform 16",
+            "steps": fine_steps,
+            "cd": float(sim.coefficients(forces[-500:, 0].mean(axis=0))[0]),
+            "updates_per_coarse_step": 2 * sim.grid.n_cells,
+            "wall_seconds": time.perf_counter() - t0,
+        }
+    )
+    t0 = time.perf_counter()
+    refined = RefinedSimulation(case, backend, *SPHERE_BOX_M)
+    forces = refined.advance(fine_steps // 2)
+    rows.append(
+        {
+            "grid": "8, 16 in the box",
+            "steps": fine_steps // 2,
+            "cd": float(refined.coefficients(forces[-500:, 0].mean(axis=0))[0]),
+            "updates_per_coarse_step": refined.cell_updates_per_coarse_step(),
+            "wall_seconds": time.perf_counter() - t0,
+        }
+    )
+    return rows
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--backend", choices=("cpu", "cuda"), default="cpu")
+    p.add_argument("--sphere", action="store_true", help="also the sphere at Re 100 (minutes)")
     args = p.parse_args()
     backend = select_backend(args.backend)
     t0 = time.perf_counter()
@@ -164,6 +204,14 @@ def main() -> int:
             f"{row['grid']:32} {row['steps']:6d} {row['cd']:.4f} ({row['cd'] / 5.5795 - 1:+.2%}) "
             f"{row['updates_per_coarse_step']:8d} {row['wall_seconds']:6.1f}"
         )
+    if args.sphere:
+        print("sphere, Re 100: grid, steps, Cd, cell updates per coarse step, wall s")
+        for row in sphere_rows(backend):
+            rows.append({"check": "sphere_re100", **row})
+            print(
+                f"{row['grid']:32} {row['steps']:6d} {row['cd']:.4f} "
+                f"{row['updates_per_coarse_step']:8d} {row['wall_seconds']:6.1f}"
+            )
     out = {
         "benchmark": "refinement_checks",
         "backend": backend.describe(),
