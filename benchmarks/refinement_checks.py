@@ -197,17 +197,13 @@ def main() -> int:
         f"uniform flow, {check.coarse_steps} coarse steps: max |u - U| / |U| "
         f"{check.velocity_error:.1e}, mass change {check.mass_drift:.1e}"
     )
-    print("Schaefer-Turek 2D-1 (Cd 5.5795): grid, steps, Cd, cell updates per coarse step, wall s")
-    for row in schaefer_turek_rows(backend):
-        rows.append({"check": "schaefer_turek_2d1", **row})
-        print(
-            f"{row['grid']:32} {row['steps']:6d} {row['cd']:.4f} ({row['cd'] / 5.5795 - 1:+.2%}) "
-            f"{row['updates_per_coarse_step']:8d} {row['wall_seconds']:6.1f}"
-        )
+    body_cases = [("schaefer_turek_2d1", "Schaefer-Turek 2D-1 (Cd 5.5795)", schaefer_turek_rows)]
     if args.sphere:
-        print("sphere, Re 100: grid, steps, Cd, cell updates per coarse step, wall s")
-        for row in sphere_rows(backend):
-            rows.append({"check": "sphere_re100", **row})
+        body_cases.append(("sphere_re100", "sphere, Re 100", sphere_rows))
+    for check_name, title, measure in body_cases:
+        print(f"{title}: grid, steps, Cd, cell updates per coarse step, wall s")
+        for row in measure(backend):
+            rows.append({"check": check_name, **row})
             print(
                 f"{row['grid']:32} {row['steps']:6d} {row['cd']:.4f} "
                 f"{row['updates_per_coarse_step']:8d} {row['wall_seconds']:6.1f}"

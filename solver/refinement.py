@@ -267,7 +267,9 @@ class LevelCoupling:
         self.explosion_weights = backend.asarray(weights)
         self.coalescence_cells = backend.asarray(layout.coalescence_cells())
 
-    def explode(self, coarse: SteppedLevel, c_now: Any, c_next: Any, a: float, fine: SteppedLevel):
+    def explode(
+        self, coarse: SteppedLevel, c_now: Any, c_next: Any, a: float, fine: SteppedLevel
+    ) -> None:
         """The fine ghost ring of fine's current buffer from the coarse state c_now + a (c_next -
         c_now)."""
         self.backend.explode(
@@ -355,7 +357,7 @@ class TwoLevelBox:
         smagorinsky_cs: float = 0.0,
     ) -> None:
         check_box(shape_xyz, box)
-        check_relaxation(tau_coarse)
+        check_relaxation(tau_coarse)  # before any allocation (LevelCoupling checks it too)
         self.backend = backend
         self.shape_xyz = shape_xyz
         self.box = box
