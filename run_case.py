@@ -3,9 +3,10 @@
 
     python run_case.py CASE.yaml [key=value ...] [--out DIR] [--backend auto|cpu|cuda] [--resume]
 
-Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti,
-surface.vtp (the body with Cp), case.vtm (both together), images/, and with the matching keys
-snapshots/ with fields.pvd and checkpoint/ (docs/output.md). A bad case ends with one line naming
+Writes DIR (default results/<case name>): config.yaml, forces.csv, summary.json, fields.vti
+(on refinement levels one fields_level<i>.vti per level, coarse first), surface.vtp (the body with
+Cp), case.vtm (all together), images/, and with the matching keys snapshots/ with fields.pvd and
+checkpoint/ (docs/output.md). A bad case ends with one line naming
 the key and
 exit code 2, before anything is written.
 """
@@ -30,9 +31,10 @@ from solver.cli_logging import configure_logging
 from solver.config import CaseConfig, collision_operator, load_case
 from solver.errors import SlipstreamError
 from solver.pipe import pipe_statistics
+from solver.refined_simulation import RefinedSimulation, make_simulation
 from solver.results import check_output_folder, field_origin, physical_fields, write_run_files
 from solver.run import Runner
-from solver.simulation import Simulation
+from solver.simulation import Fields, Simulation
 from solver.surface import surface_pressure, surface_shear
 from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 from viz.numbers import coefficient
@@ -84,22 +86,66 @@ class ProgressBar:
             self.bar.close()
 
 
-SNAPSHOT = re.compile(r"fields_(\d{8})\.vti")
+SNAPSHOT = re.compile(r"fields_(\d{8})\.vt[im]")
 
 
-def snapshot_writer(case: CaseConfig, sim: Simulation, out: Path) -> Callable[[int], None] | None:
-    """The run loop's snapshot callback: the instantaneous fields as snapshots/fields_<step>.vti."""
-    if not case.output.snapshot_every:
-        return None
+def level_file(stem: str, sim: Simulation | RefinedSimulation, level: int) -> str:
+    """The file of one level's fields: stem.vti on one grid, stem_level<i>.vti on levels."""
+    return f"{stem}.vti" if len(sim.levels) == 1 else f"{stem}_level{level}.vti"
+
+
+def write_level_fields(
+    out: Path,
+    stem: str,
+    sim: Simulation | RefinedSimulation,
+    levels: tuple[Fields, ...],
+    mean_levels: tuple[Fields, ...] | None,
+    stride: int,
+) -> list[str]:
+    """Each level's fields as out/<level_file>; on levels also out/<stem>.vtm holding them
+    (coarse first: ParaView draws the finer box over the coarse cells, which carry `refined`
+    = 1 where a finer level covers them). Returns the files written, relative to out."""
+    from viz.collections import write_vtm
     from viz.vti import write_vti
 
-    stride = case.output.stride
+    files = []
+    for i, (level, fields) in enumerate(zip(sim.levels, levels, strict=True)):
+        arrays = physical_fields(
+            level, fields, mean_levels[i] if mean_levels is not None else None, stride
+        )
+        if isinstance(sim, RefinedSimulation) and i == 0:
+            arrays["refined"] = sim.refined_mask(stride)
+        name = level_file(stem, sim, i)
+        write_atomically(
+            out / name,
+            lambda tmp, level=level, arrays=arrays: write_vti(
+                tmp, level.grid.dx_m * stride, field_origin(level), arrays
+            ),
+        )
+        files.append(name)
+    if len(files) > 1:
+        blocks = [(f"level {i}", Path(f).name) for i, f in enumerate(files)]
+        write_atomically(out / f"{stem}.vtm", lambda tmp: write_vtm(tmp, blocks))
+        return [*files, f"{stem}.vtm"]
+    return files
+
+
+def snapshot_writer(
+    case: CaseConfig, sim: Simulation | RefinedSimulation, out: Path
+) -> Callable[[int], None] | None:
+    """The run loop's snapshot callback: the instantaneous fields as snapshots/fields_<step>.vti
+    (on levels, a .vti per level and snapshots/fields_<step>.vtm holding them)."""
+    if not case.output.snapshot_every:
+        return None
 
     def write(step: int) -> None:
-        arrays = physical_fields(sim, sim.fields(), stride=stride)
-        write_atomically(
-            out / "snapshots" / f"fields_{step:08d}.vti",
-            lambda tmp: write_vti(tmp, sim.grid.dx_m * stride, field_origin(sim), arrays),
+        write_level_fields(
+            out / "snapshots",
+            f"fields_{step:08d}",
+            sim,
+            sim.level_fields(),
+            None,
+            case.output.stride,
         )
 
     return write
@@ -108,30 +154,34 @@ def snapshot_writer(case: CaseConfig, sim: Simulation, out: Path) -> Callable[[i
 def clear_derived_outputs(out: Path) -> None:
     """Before a fresh (not resumed) run into a used folder: remove what an earlier run derived,
     so no collection or picture refers to another run's files."""
-    for name in ("fields.vti", "surface.vtp", "fields.pvd", "case.vtm"):
+    for name in ("fields.vti", "fields.vtm", "surface.vtp", "fields.pvd", "case.vtm"):
         (out / name).unlink(missing_ok=True)
+    for level in out.glob("fields_level*.vti"):
+        level.unlink()
     for folder in ("snapshots", "images"):
         if (out / folder).is_dir():
             shutil.rmtree(out / folder)
 
 
-def write_collections(out: Path, sim: Simulation) -> None:
+def write_collections(out: Path, sim: Simulation | RefinedSimulation) -> None:
     """fields.pvd over this run's snapshots (a resumed run's earlier ones included) and case.vtm
-    with the fields and the body, where this run wrote them."""
+    with the fields (each level's) and the body, where this run wrote them."""
     from viz.collections import write_pvd, write_vtm
 
+    kind = "vti" if len(sim.levels) == 1 else "vtm"
     steps = sorted(
         int(m[1])
-        for p in (out / "snapshots").glob("fields_*.vti")
+        for p in (out / "snapshots").glob(f"fields_*.{kind}")
         if (m := SNAPSHOT.fullmatch(p.name))
     )
     if steps:
-        entries = [(step * sim.units.dt_s, f"snapshots/fields_{step:08d}.vti") for step in steps]
+        entries = [(step * sim.units.dt_s, f"snapshots/fields_{step:08d}.{kind}") for step in steps]
         write_atomically(out / "fields.pvd", lambda tmp: write_pvd(tmp, entries))
+    fields = [(f"fields level {i}", level_file("fields", sim, i)) for i in range(len(sim.levels))]
+    if len(fields) == 1:
+        fields = [("fields", "fields.vti")]
     blocks = [
-        (name, file)
-        for name, file in (("fields", "fields.vti"), ("body", "surface.vtp"))
-        if (out / file).is_file()
+        (name, file) for name, file in (*fields, ("body", "surface.vtp")) if (out / file).is_file()
     ]
     if blocks:
         write_atomically(out / "case.vtm", lambda tmp: write_vtm(tmp, blocks))
@@ -153,7 +203,7 @@ def draw_pictures(out: Path) -> None:
 
 
 def body_surface(
-    case: CaseConfig, sim: Simulation, mesh: TriangleMesh | None
+    case: CaseConfig, sim: Simulation | RefinedSimulation, mesh: TriangleMesh | None
 ) -> TriangleMesh | None:
     """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
     if mesh is not None or case.body.shape == "none":
@@ -170,6 +220,17 @@ def body_surface(
         lo + np.asarray(case.domain.size_m, float),
         sim.units.dx_m,
     )
+
+
+def describe_grids(sim: Simulation | RefinedSimulation) -> str:
+    """'grid 64 x 32 x 32 (0.07 M cells)', one such per level on refinement levels."""
+    parts = [
+        f"{s.grid.nx} x {s.grid.ny} x {s.grid.nz} ({s.grid.n_cells / 1e6:.2f} M cells)"
+        for s in sim.levels
+    ]
+    if len(parts) == 1:
+        return f"grid {parts[0]}"
+    return "levels " + ", ".join(f"{i}: {p}" for i, p in enumerate(parts))
 
 
 def _convergence(info: dict) -> str:
@@ -189,20 +250,18 @@ def main(argv: list[str] | None = None) -> int:
         check_output_folder(out)
         mesh = case_mesh(case)
         backend = select_backend(args.backend)
-        sim = Simulation(case, backend, mesh)
+        sim = make_simulation(case, backend, mesh)
+        body_level = sim.finest
         surface_mesh = body_surface(case, sim, mesh)
         if surface_mesh is not None:
             sim.attach_surface(surface_mesh.vertices_m, surface_mesh.faces, *surface_mesh.parts())
         u = sim.units
         log.info(
-            "%s on %s: grid %d x %d x %d (%.2f M cells), Re %.4g, Mach %.3f, tau %.7f, "
-            "dx %.4g m, dt %.4g s, %s collision",
+            "%s on %s: %s, Re %.4g, Mach %.3f, tau %.7f, dx %.4g m, dt %.4g s (at the body), "
+            "%s collision",
             case.name,
             backend.describe(),
-            sim.grid.nx,
-            sim.grid.ny,
-            sim.grid.nz,
-            sim.grid.n_cells / 1e6,
+            describe_grids(sim),
             u.reynolds,
             u.mach,
             u.tau,
@@ -222,17 +281,19 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             progress.close()
         pipe = (
-            pipe_statistics(sim, result.best_fields, case.geometry.pipe.radius_m / u.dx_m).as_dict()
-            if case.geometry.source == "pipe" and sim.body_accel_lattice[0] > 0
+            pipe_statistics(
+                body_level, result.best_fields, case.geometry.pipe.radius_m / u.dx_m
+            ).as_dict()
+            if case.geometry.source == "pipe" and body_level.body_accel_lattice[0] > 0
             else None
         )
         info = write_run_files(out, case, sim, result, backend, pipe)
         if surface_mesh is not None:
             surface = surface_pressure(
-                sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces
+                body_level, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces
             )
             shear = surface_shear(
-                sim, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces
+                body_level, result.best_fields, surface_mesh.vertices_m, surface_mesh.faces
             )
             arrays = {
                 "Cp": surface.cp_vertices.astype(np.float32),
@@ -245,17 +306,8 @@ def main(argv: list[str] | None = None) -> int:
                 out / "surface.vtp", lambda tmp: write_mesh(surface_mesh, tmp, arrays, "vtp")
             )
         if case.output.fields:
-            from viz.vti import write_vti
-
-            stride = case.output.stride
-            write_atomically(
-                out / "fields.vti",
-                lambda tmp: write_vti(
-                    tmp,
-                    sim.grid.dx_m * stride,
-                    field_origin(sim),
-                    physical_fields(sim, result.fields, result.mean_fields, stride),
-                ),
+            write_level_fields(
+                out, "fields", sim, result.levels, result.mean_levels, case.output.stride
             )
         write_collections(out, sim)
         if case.output.images:

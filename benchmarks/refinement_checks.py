@@ -28,7 +28,12 @@ from solver.backends import select_backend  # noqa: E402
 from solver.config import load_case  # noqa: E402
 from solver.refined_simulation import RefinedSimulation  # noqa: E402
 from solver.refinement import RefinedBox  # noqa: E402
-from solver.refinement_checks import pulse_reflection, taylor_green, uniform_flow  # noqa: E402
+from solver.refinement_checks import (  # noqa: E402
+    pulse_reflection,
+    refined_box_override,
+    taylor_green,
+    uniform_flow,
+)
 from solver.simulation import Simulation  # noqa: E402
 
 
@@ -82,11 +87,15 @@ def schaefer_turek_rows(backend) -> list[dict]:
     ):
         case = load_case(
             ROOT / "cases" / "cylinder_2d1.yaml",
-            ["resolution.cells_per_length=20", *CYLINDER_OVERRIDES],
+            [
+                "resolution.cells_per_length=20",
+                *CYLINDER_OVERRIDES,
+                refined_box_override(*CYLINDER_BOXES_M[name]),
+            ],
         )
         t0 = time.perf_counter()
-        sim = RefinedSimulation(case, backend, *CYLINDER_BOXES_M[name])
-        forces = sim.advance(coarse_steps)
+        sim = RefinedSimulation(case, backend)
+        forces = sim.advance(2 * coarse_steps)
         rows.append(
             {
                 "grid": f"10, 20 in the box ({name})",
@@ -99,13 +108,15 @@ def schaefer_turek_rows(backend) -> list[dict]:
     return rows
 
 
-SPHERE_BOX_M = ((0.2, 0.2, 0.2), (0.55, 0.4, 0.4))  # 1 D upstream, 2.5 D downstream, 1 D aside
+#: the box round cases/sphere.yaml's sphere (0.1 m) and its near wake: x 0.2-0.55 m, y, z 0.2-0.4 m
+SPHERE_BOX = "refinement.levels=[{margin_m: 0.05, wake_m: 0.15}]"
 
 
 def sphere_rows(backend, fine_steps: int = 6000) -> list[dict]:
     """Cd of the sphere at Re 100 (the mean force of the last 500 fine-grid steps) uniform at 16
-    cells per diameter and refined (8 in the tunnel, 16 in SPHERE_BOX_M), over the same flow
-    time, with cell updates per coarse (8-cell) step and wall time."""
+    cells per diameter and refined (8 in the tunnel, 16 in SPHERE_BOX: from 1 D upstream to
+    2.5 D downstream and 1 D aside), over the same flow time, with cell updates per coarse
+    (8-cell) step and wall time."""
     case = load_case(ROOT / "cases" / "sphere.yaml", ["resolution.cells_per_length=16"])
     rows = []
     t0 = time.perf_counter()
@@ -121,8 +132,11 @@ def sphere_rows(backend, fine_steps: int = 6000) -> list[dict]:
         }
     )
     t0 = time.perf_counter()
-    refined = RefinedSimulation(case, backend, *SPHERE_BOX_M)
-    forces = refined.advance(fine_steps // 2)
+    refined_case = load_case(
+        ROOT / "cases" / "sphere.yaml", ["resolution.cells_per_length=16", SPHERE_BOX]
+    )
+    refined = RefinedSimulation(refined_case, backend)
+    forces = refined.advance(fine_steps)
     rows.append(
         {
             "grid": "8, 16 in the box",

@@ -49,6 +49,10 @@ class Body(ABC):
     def reference_length_m(self) -> float:
         """Default reference length: the primitive's own, or the mesh's length along x."""
 
+    @abstractmethod
+    def bounds_m(self) -> tuple[np.ndarray, np.ndarray]:
+        """The min and max corners of the body's axis-aligned bounding box [m]."""
+
 
 class PrimitiveBody(Body):
     def __init__(self, primitive: Primitive) -> None:
@@ -86,6 +90,9 @@ class PrimitiveBody(Body):
 
     def reference_length_m(self) -> float:
         return self.primitive.reference_length()
+
+    def bounds_m(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.primitive.bounds()
 
 
 class MeshBody(Body):
@@ -132,6 +139,9 @@ class MeshBody(Body):
 
     def reference_length_m(self) -> float:
         return float(np.ptp(self.vertices_m[:, 0]))
+
+    def bounds_m(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.vertices_m.min(axis=0), self.vertices_m.max(axis=0)
 
 
 def make_body(case: CaseConfig, backend: Backend, mesh: MeshArrays | None) -> Body | None:

@@ -61,9 +61,10 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
         "bulk_velocity": np.asarray(s.bulk_velocity, np.float64),
         "meta": np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
     }
-    if s.rho_sum is not None:
-        arrays["rho_sum"] = s.rho_sum
-        arrays["velocity_sum"] = s.velocity_sum
+    if s.rho_sum is not None and s.velocity_sum is not None:
+        for level, (rho, velocity) in enumerate(zip(s.rho_sum, s.velocity_sum, strict=True)):
+            arrays[f"rho_sum_{level}"] = rho
+            arrays[f"velocity_sum_{level}"] = velocity
     if s.slot_force_sum is not None:
         arrays["slot_force_sum"] = s.slot_force_sum
     target = folder / FILENAME
@@ -90,14 +91,19 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
         with np.load(path) as data:
             meta = json.loads(bytes(data["meta"]).decode())
             arrays = {k: data[k] for k in data.files if k != "meta"}
+        n_levels = sum(1 for k in arrays if k.startswith("rho_sum_"))
+        sums = [
+            [arrays[f"{kind}_sum_{level}"] for level in range(n_levels)]
+            for kind in ("rho", "velocity")
+        ]
         state = RunState(
             step=int(meta["step"]),
             forces=[arrays["forces"]],
             phase=meta["phase"],
             converged_step=meta["converged_step"],
             average_start=meta["average_start"],
-            rho_sum=arrays.get("rho_sum"),
-            velocity_sum=arrays.get("velocity_sum"),
+            rho_sum=sums[0] or None,
+            velocity_sum=sums[1] or None,
             n_samples=int(meta["n_samples"]),
             slot_force_sum=arrays.get("slot_force_sum"),
             slot_force_steps=int(meta.get("slot_force_steps", 0)),
@@ -118,7 +124,9 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
     sums_fit = state.n_samples == 0 or (
         state.rho_sum is not None
         and state.velocity_sum is not None
-        and state.velocity_sum.shape == (3, *state.rho_sum.shape)
+        and all(
+            v.shape == (3, *r.shape) for r, v in zip(state.rho_sum, state.velocity_sum, strict=True)
+        )
     )
     forces = state.force_history()
     if (

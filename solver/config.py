@@ -137,6 +137,25 @@ class OutputConfig:
 
 
 @dataclass
+class LevelConfig:
+    """One refined box, at twice the resolution of the level round it: a box in metres, or the
+    body's bounding box grown by margin_m on every side and by wake_m more downstream (+x)."""
+
+    box_lo_m: list[float] | None = None  # min corner of the box [m]
+    box_hi_m: list[float] | None = None  # max corner of the box [m]
+    margin_m: float | None = None  # or: the body's bounds grown by this on every side [m]
+    wake_m: float = 0.0  # with margin_m: the box extended this much further downstream [m]
+
+
+@dataclass
+class RefinementConfig:
+    # refined boxes, coarsest first (one so far); resolution.cells_per_length is then the
+    # finest level's and the tunnel runs at 1/2 of it per level (docs/solver.md, "Grid
+    # refinement")
+    levels: list[LevelConfig] = field(default_factory=list)
+
+
+@dataclass
 class CaseConfig:
     name: str = "case"
     flow: FlowConfig = field(default_factory=FlowConfig)
@@ -146,6 +165,7 @@ class CaseConfig:
     walls: WallsConfig = field(default_factory=WallsConfig)
     run: RunConfig = field(default_factory=RunConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    refinement: RefinementConfig = field(default_factory=RefinementConfig)
 
 
 def extended_schema(sections: dict[str, type]) -> type:
@@ -203,6 +223,11 @@ def merge_config(
             merged = OmegaConf.merge(merged, OmegaConf.from_dotlist([item]))
         except OmegaConfBaseException as exc:
             raise ConfigError(_omegaconf_message(exc, f"override '{item}'", schema)) from exc
+        except TypeError as exc:  # e.g. a.b[0].c=1: a list's items are set as a whole list
+            raise ConfigError(
+                f"override '{item}' does not fit the case's keys ({exc}): give a list key as a "
+                "whole, e.g. refinement.levels=[{margin_m: 0.1}]"
+            ) from exc
     return OmegaConf.to_object(merged)
 
 
@@ -426,6 +451,80 @@ def validate(case: CaseConfig) -> None:
     _require(run.checkpoint_every >= 0, "run.checkpoint_every", "must be >= 0")
     _require(case.output.stride >= 1, "output.stride", "must be >= 1")
     _require(case.output.snapshot_every >= 0, "output.snapshot_every", "must be >= 0")
+    if case.refinement.levels:
+        _validate_refinement(case)
+
+
+def _validate_refinement(case: CaseConfig) -> None:
+    """The refinement keys that need no grid: the level count, each box's form, an even finest
+    resolution, the step keys in whole coarse steps; and the combinations not validated on
+    levels yet. Boxes against the domain and the body: solver/refined_simulation.py."""
+    levels = case.refinement.levels
+    _require(
+        len(levels) == 1,
+        "refinement.levels",
+        f"holds {len(levels)} boxes: one refined box (two levels) is supported so far",
+    )
+    for i, level in enumerate(levels):
+        key = f"refinement.levels[{i}]"
+        has_box = level.box_lo_m is not None or level.box_hi_m is not None
+        _require(
+            has_box != (level.margin_m is not None),
+            key,
+            "needs either box_lo_m and box_hi_m (metres) or margin_m round the body",
+        )
+        if has_box:
+            lo, hi = level.box_lo_m or [], level.box_hi_m or []
+            _require(
+                len(lo) == 3 and len(hi) == 3,
+                f"{key}.box_lo_m",
+                "and box_hi_m must both be three coordinates in m",
+            )
+            _require(
+                all(a < b for a, b in zip(lo, hi, strict=True)),
+                f"{key}.box_lo_m",
+                "must lie below box_hi_m on every axis",
+            )
+            _require(level.wake_m == 0.0, f"{key}.wake_m", "goes with margin_m, not with a box")
+        else:
+            assert level.margin_m is not None
+            _require(level.margin_m > 0, f"{key}.margin_m", "must be positive (m)")
+            _require(level.wake_m >= 0, f"{key}.wake_m", "must be >= 0 (m)")
+            _require(
+                case.body.shape != "none",
+                f"{key}.margin_m",
+                "needs a body to grow the box round: give box_lo_m and box_hi_m",
+            )
+    cells = case.resolution.cells_per_length
+    _require(
+        cells % 2 == 0,
+        "resolution.cells_per_length",
+        f"= {cells} must be even on two levels (the tunnel level takes half of it)",
+    )
+    _require(
+        wall_model(case) == "none",
+        "walls.model",
+        "loglaw does not run on refinement levels yet (its input cell may lie across the "
+        "interface): set walls.model=none",
+    )
+    # the keys counted in steps of the finest level, which a refined grid takes in pairs
+    steps = {
+        "run.max_steps": case.run.max_steps,
+        "run.check_every": case.run.check_every,
+        "run.convergence.window_steps": case.run.convergence.window_steps,
+        "run.average_steps": case.run.average_steps,
+        "run.average_from_step": case.run.average_from_step,
+        "run.sample_every": case.run.sample_every,
+        "run.checkpoint_every": case.run.checkpoint_every,
+        "output.snapshot_every": case.output.snapshot_every,
+    }
+    for key, value in steps.items():
+        _require(
+            value % 2 == 0,
+            key,
+            f"= {value} must be even on two levels: steps count on the finest level, "
+            "two to each coarse step",
+        )
 
 
 def collision_operator(resolution: ResolutionConfig) -> str:

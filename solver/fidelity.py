@@ -170,6 +170,30 @@ def assess(
                 contact.append(face)
             if gap is not None and (best[0] is None or gap < best[0]):
                 best = (gap, face)
+    blockage, inlet, outflow = tunnel_figures(case, grid, body, frontal_area_m2, length_m)
+    gap_cells, gap_face = best
+    return Fidelity(
+        gap_cells=gap_cells,
+        gap_m=None if gap_cells is None else gap_cells * grid.dx_m,
+        gap_face=gap_face,
+        contact_faces=tuple(contact),
+        blockage=blockage,
+        inlet_lengths=inlet,
+        outflow_lengths=outflow,
+    )
+
+
+def tunnel_figures(
+    case: CaseConfig,
+    grid: Grid,
+    body: np.ndarray,
+    frontal_area_m2: float | None,
+    length_m: float,
+) -> tuple[float | None, float | None, float | None]:
+    """The body in the tunnel of `case`: its blockage (frontal area / the y-z section) and the
+    inlet's and outflow's distances from it in reference lengths, None where the case has no
+    inlet or outflow. body: bool [z, y, x] of grid, which may be a refinement level's."""
+    faces = vars(case.domain.boundaries)
     size = case.domain.size_m
     # A tunnel's figure: a flow without an inlet (a periodic pipe or channel) has no free
     # stream to block.
@@ -184,16 +208,7 @@ def assess(
     x0 = case.domain.origin_m[0]
     inlet = (front - x0) / length_m if faces["x_min"] == "inlet" else None
     outflow = (x0 + size[0] - rear) / length_m if faces["x_max"] == "outflow" else None
-    gap_cells, gap_face = best
-    return Fidelity(
-        gap_cells=gap_cells,
-        gap_m=None if gap_cells is None else gap_cells * grid.dx_m,
-        gap_face=gap_face,
-        contact_faces=tuple(contact),
-        blockage=blockage,
-        inlet_lengths=inlet,
-        outflow_lengths=outflow,
-    )
+    return blockage, inlet, outflow
 
 
 def check_fidelity(case: CaseConfig, fidelity: Fidelity) -> None:

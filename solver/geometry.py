@@ -48,6 +48,16 @@ class Primitive:
             (np.abs(p[0]) < h[0]) & (np.abs(p[1]) < h[1]) & (np.abs(p[2]) < h[2]), shape
         )
 
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The smallest axis-aligned box holding the body [m], min and max corners; a cylinder's
+        is infinite along its axis."""
+        if self.shape == "box":
+            return self.center_m - self.size_m / 2, self.center_m + self.size_m / 2
+        half = np.full(3, self.radius_m)
+        if self.shape == "cylinder":
+            half[self.axis] = np.inf
+        return self.center_m - half, self.center_m + half
+
     def wall_fraction(self, start_m: np.ndarray, link_m: np.ndarray) -> np.ndarray:
         """For segments start + t link (arrays [n, 3], metres) that start outside the body and end
         inside it, the t in (0, 1] where each first meets the surface: the wall distance q of

@@ -236,7 +236,7 @@ class SteppedLevel(Protocol):
 
     def population_buffers(self) -> tuple[Any, Any]: ...
 
-    def advance(self, n_steps: int) -> np.ndarray: ...
+    def advance(self, n_steps: int, accumulate_slot_forces: bool = False) -> np.ndarray: ...
 
 
 class LevelCoupling:
@@ -301,17 +301,24 @@ class LevelCoupling:
             self.collision,
         )
 
-    def advance(self, coarse: SteppedLevel, fine: SteppedLevel, coarse_steps: int) -> np.ndarray:
+    def advance(
+        self,
+        coarse: SteppedLevel,
+        fine: SteppedLevel,
+        coarse_steps: int,
+        accumulate_slot_forces: bool = False,
+    ) -> np.ndarray:
         """Take coarse_steps coarse steps (the module docstring's order; twice as many fine ones);
-        returns the fine level's forces of each of its steps, [2 coarse_steps, 3, 3]."""
+        returns the fine level's forces of each of its steps, [2 coarse_steps, 3, 3]; with
+        accumulate_slot_forces the fine level sums its per-slot forces (Simulation.advance)."""
         forces = []
         for _ in range(coarse_steps):
             c_now, c_next = coarse.population_buffers()
             coarse.advance(1)
             self.explode(coarse, c_now, c_now, 0.0, fine)
-            forces.append(fine.advance(1))
+            forces.append(fine.advance(1, accumulate_slot_forces))
             self.explode(coarse, c_now, c_next, 0.5, fine)
-            forces.append(fine.advance(1))
+            forces.append(fine.advance(1, accumulate_slot_forces))
             self.coalesce(fine, coarse)
         return np.concatenate(forces) if forces else np.zeros((0, 3, 3))
 
@@ -334,7 +341,8 @@ class _Level:
     def population_buffers(self) -> tuple[Any, Any]:
         return self.f[self.current], self.f[1 - self.current]
 
-    def advance(self, n_steps: int) -> np.ndarray:
+    def advance(self, n_steps: int, accumulate_slot_forces: bool = False) -> np.ndarray:
+        """n_steps steps; no body, so no forces (zeros) and no slots to sum."""
         for _ in range(n_steps):
             src, dst = self.population_buffers()
             self.backend.step(src, dst, self.params, self._force)

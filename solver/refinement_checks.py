@@ -11,6 +11,16 @@ import numpy as np
 from solver.backends.base import Backend
 from solver.refinement import RefinedBox, TwoLevelBox
 
+
+def refined_box_override(lo_m: tuple[float, ...], hi_m: tuple[float, ...]) -> str:
+    """The key=value override that refines the box [lo_m, hi_m) of a case (metres)."""
+
+    def numbers(values: tuple[float, ...]) -> str:
+        return ", ".join(repr(float(v)) for v in values)
+
+    return f"refinement.levels=[{{box_lo_m: [{numbers(lo_m)}], box_hi_m: [{numbers(hi_m)}]}}]"
+
+
 #: the uniform flow's refined box inside its 24 x 20 x 16 coarse cells
 UNIFORM_FLOW_BOX = RefinedBox((6, 5, 4), (16, 14, 11))
 

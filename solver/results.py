@@ -18,6 +18,7 @@ from solver.config import CaseConfig, collision_operator, to_yaml, wall_model
 from solver.drag_breakdown import drag_breakdown
 from solver.errors import OutputError
 from solver.lattice import BODY
+from solver.refined_simulation import RefinedSimulation
 from solver.run import RunResult
 from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Fields, Simulation
 from solver.surface import free_stream_pressure_pa
@@ -29,7 +30,7 @@ def _finite(value: float) -> float | None:
 
 def summary(
     case: CaseConfig,
-    sim: Simulation,
+    sim: Simulation | RefinedSimulation,
     result: RunResult,
     backend: Backend,
     flow_statistics: dict | None = None,
@@ -40,24 +41,27 @@ def summary(
     cd_cumulative: solver/drag_breakdown.py; None without a surface or an averaging window), the
     resolution, and the fidelity figures of the set-up; for a channel
     (flow.reynolds_tau) its skin friction and Reynolds numbers (solver/channel.py); then
-    flow_statistics, the figures of a flow the caller knows more of (a pipe: solver/pipe.py)."""
+    flow_statistics, the figures of a flow the caller knows more of (a pipe: solver/pipe.py). On
+    refinement levels the forces, units and fidelity are the finest level's (the body's), cells
+    the count over all levels, and `refinement` the levels' figures (None on one grid)."""
     u = sim.units
+    body = sim.finest
     force_n = result.force_mean_lattice * u.force_scale_n
     channel = (
-        channel_statistics(sim, result.best_fields).as_dict()
+        channel_statistics(body, result.best_fields).as_dict()
         if case.flow.reynolds_tau is not None
         else {}
     )
     breakdown = {"cd_parts": None, "cd_cumulative": None}
     if (
-        sim.has_surface
-        and sim.reference_area_m2 is not None
+        body.has_surface
+        and body.reference_area_m2 is not None
         and result.slot_force_mean_lattice is not None
-        and sim.surface is not None
-        and sim.surface.entry_slot.size
+        and body.surface is not None
+        and body.surface.entry_slot.size
     ):
         breakdown = drag_breakdown(
-            sim, result.slot_force_mean_lattice, result.best_fields
+            body, result.slot_force_mean_lattice, result.best_fields
         ).as_dict()
     return {
         "case": case.name,
@@ -89,8 +93,8 @@ def summary(
         "u_lattice": u.u_lattice,
         "dx_m": u.dx_m,
         "dt_s": u.dt_s,
-        "cells": sim.grid.n_cells,
-        "grid_xyz": [sim.grid.nx, sim.grid.ny, sim.grid.nz],
+        "cells": sum(level.grid.n_cells for level in sim.levels),
+        "grid_xyz": [body.grid.nx, body.grid.ny, body.grid.nz],
         "reference_length_m": u.length_m,
         "reference_area_m2": sim.reference_area_m2,
         "collision": collision_operator(case.resolution),
@@ -98,6 +102,7 @@ def summary(
         "wall_model": wall_model(case),
         "bounce_back": case.body.bounce_back,
         "min_gap_cells": case.resolution.min_gap_cells,
+        "refinement": sim.refinement_summary() if isinstance(sim, RefinedSimulation) else None,
         **sim.fidelity.as_dict(),
         **breakdown,
         **channel,
@@ -105,7 +110,7 @@ def summary(
     }
 
 
-def forces_csv(sim: Simulation, result: RunResult) -> str:
+def forces_csv(sim: Simulation | RefinedSimulation, result: RunResult) -> str:
     """step, Fx, Fy, Fz [N] by momentum exchange, then Cd and Cl of the total, of the pressure
     and of the friction per time step (the last four empty without a surface)."""
     f_n = result.force_history_lattice[:, FORCE_TOTAL] * sim.units.force_scale_n
@@ -187,7 +192,7 @@ def check_output_folder(out: Path) -> None:
 def write_run_files(
     out: Path,
     case: CaseConfig,
-    sim: Simulation,
+    sim: Simulation | RefinedSimulation,
     result: RunResult,
     backend: Backend,
     flow_statistics: dict | None = None,

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from solver.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from solver.config import CaseConfig
 from solver.errors import DivergenceError
 from solver.simulation import FORCE_TOTAL, Fields, Simulation
+
+if TYPE_CHECKING:
+    from solver.refined_simulation import RefinedSimulation
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +54,8 @@ class RunState:
     bulk_velocity: list[float] = field(
         default_factory=list
     )  # mean x-velocity of the fluid at each check [lattice]
-    rho_sum: np.ndarray | None = None  # float64 sums of sampled fields
-    velocity_sum: np.ndarray | None = None
+    rho_sum: list[np.ndarray] | None = None  # float64 sums of sampled fields, one per level
+    velocity_sum: list[np.ndarray] | None = None
     n_samples: int = 0
     slot_force_sum: np.ndarray | None = None  # per-slot forces summed over the averaging window
     slot_force_steps: int = 0
@@ -93,15 +97,25 @@ class RunResult:
     cd_friction: float
     cl_friction: float
     force_mean_lattice: np.ndarray  # [kind, axis] over the reported window
-    fields: Fields  # the final state
-    mean_fields: Fields | None  # averaged over the averaging window's samples, if any
+    levels: tuple[Fields, ...]  # the final state of each level, coarse first
+    mean_levels: tuple[Fields, ...] | None  # averaged over the averaging window's samples
     slot_force_mean_lattice: np.ndarray | None  # [n_slots, kind, axis] over the averaging window
     wall_seconds: float
     mlups: float
 
     @property
+    def fields(self) -> Fields:
+        """The final state of the finest level (the body's)."""
+        return self.levels[-1]
+
+    @property
+    def mean_fields(self) -> Fields | None:
+        """The finest level's fields averaged over the averaging window, if any."""
+        return self.mean_levels[-1] if self.mean_levels is not None else None
+
+    @property
     def fields_averaged(self) -> bool:
-        return self.mean_fields is not None
+        return self.mean_levels is not None
 
     @property
     def best_fields(self) -> Fields:
@@ -109,7 +123,7 @@ class RunResult:
         return self.mean_fields if self.mean_fields is not None else self.fields
 
 
-def likely_cause(sim: Simulation) -> str:
+def likely_cause(sim: Simulation | RefinedSimulation) -> str:
     """The setting most likely to blame for a blow-up, and what to change."""
     u = sim.units
     if sim.case.resolution.smagorinsky_cs == 0.0 and u.tau < 0.55:
@@ -125,13 +139,18 @@ def likely_cause(sim: Simulation) -> str:
     )
 
 
-def check_health(sim: Simulation, state: RunState, fields: Fields, forces: np.ndarray) -> None:
-    """Raise DivergenceError on NaN or runaway velocity."""
-    if not np.all(np.isfinite(forces)) or not np.all(np.isfinite(fields.rho)):
+def check_health(
+    sim: Simulation | RefinedSimulation,
+    state: RunState,
+    levels: tuple[Fields, ...],
+    forces: np.ndarray,
+) -> None:
+    """Raise DivergenceError on NaN or runaway velocity on any level."""
+    if not np.all(np.isfinite(forces)) or not all(np.all(np.isfinite(f.rho)) for f in levels):
         raise DivergenceError(
             f"the run diverged by step {state.step} (NaN in the flow): {likely_cause(sim)}"
         )
-    speed = np.sqrt(np.max(np.sum(fields.velocity**2, axis=0)))
+    speed = max(np.sqrt(np.max(np.sum(f.velocity**2, axis=0))) for f in levels)
     if not math.isfinite(speed):
         raise DivergenceError(
             f"the run diverged by step {state.step} (NaN velocity): {likely_cause(sim)}"
@@ -151,17 +170,18 @@ def _converged(cd: np.ndarray, window: int, tolerance: float) -> bool:
     return abs(recent - before) <= tolerance * abs(recent)
 
 
-def bulk_velocity(sim: Simulation, fields: Fields) -> float:
-    """Mean x-velocity of the fluid cells [lattice]."""
+def bulk_velocity(sim: Simulation | RefinedSimulation, fields: Fields) -> float:
+    """Mean x-velocity of the fluid cells of the finest level [lattice]."""
     return float(fields.velocity[0][sim.fluid_mask].mean())
 
 
 class Runner:
-    """Drives one Simulation according to its case's ``run`` settings."""
+    """Drives one Simulation (or RefinedSimulation: its steps are the fine level's) according to
+    its case's ``run`` settings."""
 
     def __init__(
         self,
-        sim: Simulation,
+        sim: Simulation | RefinedSimulation,
         checkpoint_dir: Path | None = None,
         progress: ProgressFn | None = None,
         snapshot: SnapshotFn | None = None,
@@ -225,13 +245,13 @@ class Runner:
             )
             every = self.case.output.snapshot_every
             snapshot_due = bool(self.snapshot and every and s.step % every == 0)
-            fields = None
+            levels = None
             if check_due or checkpoint_due or snapshot_due or s.phase == "done":
-                fields = sim.fields()
-                check_health(sim, s, fields, forces)  # nothing dead is saved or written
+                levels = sim.level_fields()
+                check_health(sim, s, levels, forces)  # nothing dead is saved or written
             if check_due:
-                assert fields is not None
-                self._check(start_step, t0, fields)
+                assert levels is not None
+                self._check(start_step, t0, levels[-1])
             if snapshot_due:
                 assert self.snapshot is not None
                 self.snapshot(s.step)
@@ -283,13 +303,14 @@ class Runner:
                 s.phase = "done"
 
     def _sample(self) -> None:
-        fields = self.sim.fields()
+        levels = self.sim.level_fields()
         s = self.state
-        if s.rho_sum is None:
-            s.rho_sum = np.zeros(fields.rho.shape)
-            s.velocity_sum = np.zeros(fields.velocity.shape)
-        s.rho_sum += fields.rho
-        s.velocity_sum += fields.velocity
+        if s.rho_sum is None or s.velocity_sum is None:
+            s.rho_sum = [np.zeros(f.rho.shape) for f in levels]
+            s.velocity_sum = [np.zeros(f.velocity.shape) for f in levels]
+        for f, rho_sum, velocity_sum in zip(levels, s.rho_sum, s.velocity_sum, strict=True):
+            rho_sum += f.rho
+            velocity_sum += f.velocity
         s.n_samples += 1
 
     def _result(self, wall: float, steps_run: int) -> RunResult:
@@ -304,11 +325,16 @@ class Runner:
         (cd, cl), (cd_p, cl_p), (cd_f, cl_f) = sim.coefficients(force_mean)
         if not sim.has_surface:
             cd_p = cl_p = cd_f = cl_f = math.nan
-        mean_fields = None
-        if s.n_samples:
-            mean_fields = Fields(
-                rho=(s.rho_sum / s.n_samples).astype(np.float32),
-                velocity=(s.velocity_sum / s.n_samples).astype(np.float32),
+        mean_levels = None
+        if s.n_samples and s.rho_sum is not None and s.velocity_sum is not None:
+            mean_levels = sim.with_free_stream(
+                tuple(
+                    Fields(
+                        rho=(rho / s.n_samples).astype(np.float32),
+                        velocity=(velocity / s.n_samples).astype(np.float32),
+                    )
+                    for rho, velocity in zip(s.rho_sum, s.velocity_sum, strict=True)
+                )
             )
         slot_sum = sim.slot_force_sum()
         slot_mean = (
@@ -316,7 +342,7 @@ class Runner:
             if slot_sum is not None and sim.slot_force_steps
             else None
         )
-        mlups = sim.grid.n_cells * steps_run / max(wall, 1e-9) / 1e6
+        mlups = sim.cell_updates_per_step * steps_run / max(wall, 1e-9) / 1e6
         return RunResult(
             steps=s.step,
             converged=s.converged_step is not None,
@@ -333,8 +359,8 @@ class Runner:
             cd_friction=float(cd_f),
             cl_friction=float(cl_f),
             force_mean_lattice=force_mean,
-            fields=sim.fields(),
-            mean_fields=mean_fields,
+            levels=sim.level_fields(),
+            mean_levels=mean_levels,
             slot_force_mean_lattice=slot_mean,
             wall_seconds=wall,
             mlups=mlups,

@@ -53,6 +53,9 @@ class Fields:
 
     rho: np.ndarray  # density
     velocity: np.ndarray  # [3, z, y, x]
+    # the free stream's density where the grid has no inlet of its own (a refinement level:
+    # the tunnel level's); None: from the grid's inlet (solver/surface.free_stream_density)
+    rho_free_stream: float | None = None
 
 
 class Simulation:
@@ -317,6 +320,28 @@ class Simulation:
         rho[wall] = 1.0
         velocity[:, wall] = 0.0
         return Fields(rho=rho, velocity=velocity)
+
+    # ---- as a model of the run loop, like RefinedSimulation: one level -----------------------
+    @property
+    def levels(self) -> tuple[Simulation]:
+        return (self,)
+
+    @property
+    def finest(self) -> Simulation:
+        """The level that holds the body: this grid."""
+        return self
+
+    def level_fields(self) -> tuple[Fields]:
+        """The current fields of each level: this grid's."""
+        return (self.fields(),)
+
+    def with_free_stream(self, levels: tuple[Fields, ...]) -> tuple[Fields, ...]:
+        """Fields of each level, their free stream tied to the tunnel's: one grid has its own."""
+        return levels
+
+    @property
+    def cell_updates_per_step(self) -> float:
+        return float(self.grid.n_cells)
 
     @property
     def fluid_mask(self) -> np.ndarray:

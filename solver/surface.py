@@ -64,8 +64,11 @@ def _trilinear(
 
 
 def free_stream_density(sim: Simulation, fields: Fields) -> float:
-    """Lattice density of the free stream: the mean over the first fluid plane after the inlet;
+    """Lattice density of the free stream: fields.rho_free_stream where given (a refinement
+    level's, from the tunnel level), else the mean over the first fluid plane after the inlet;
     1 (the reference) without an inlet."""
+    if fields.rho_free_stream is not None:
+        return fields.rho_free_stream
     if sim.case.domain.boundaries.x_min != "inlet":
         return 1.0
     plane = sim.grid.ghost_lo[0]

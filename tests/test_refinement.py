@@ -15,9 +15,15 @@ from solver import lattice
 from solver.backends import select_backend
 from solver.backends.cuda import cuda_available
 from solver.config import load_case
+from solver.errors import ConfigError
 from solver.refined_simulation import RefinedSimulation
 from solver.refinement import RefinedBox, TwoLevelBox
-from solver.refinement_checks import pulse_reflection, taylor_green, uniform_flow
+from solver.refinement_checks import (
+    pulse_reflection,
+    refined_box_override,
+    taylor_green,
+    uniform_flow,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 C = lattice.C.astype(float)
@@ -318,10 +324,14 @@ def test_schaefer_turek_2d1_with_the_cylinder_in_a_refined_box(
     docs/solver.md)."""
     case = load_case(
         ROOT / "cases" / "cylinder_2d1.yaml",
-        ["resolution.cells_per_length=20", "domain.size_m=[2.2,0.41,0.01]"],
+        [
+            "resolution.cells_per_length=20",
+            "domain.size_m=[2.2,0.41,0.01]",
+            refined_box_override(box_lo_m, box_hi_m),
+        ],
     )
-    sim = RefinedSimulation(case, backend, box_lo_m, box_hi_m)
-    forces = sim.advance(6000)
+    sim = RefinedSimulation(case, backend)
+    forces = sim.advance(12000)
     cd, cl = sim.coefficients(forces[-400:, 0].mean(axis=0))
     cd_before = sim.coefficients(forces[-2400:-2000, 0].mean(axis=0))[0]
     assert abs(cd / 5.5795 - 1) < 0.01
@@ -330,19 +340,49 @@ def test_schaefer_turek_2d1_with_the_cylinder_in_a_refined_box(
     assert sim.cell_updates_per_coarse_step() < uniform_updates / 2.5
 
 
-def test_refined_box_may_not_reach_the_inlet(backend):
-    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml", ["domain.size_m=[2.2,0.41,0.01]"])
-    with pytest.raises(ValueError, match="reaches the domain's x_min face \\(inlet\\)"):
-        RefinedSimulation(case, backend, (-1.0, 0.05, -1.0), (0.8, 0.36, 1.0))
+INSIDE_BOX = refined_box_override((0.05, 0.05, -1.0), (0.8, 0.36, 1.0))
 
 
-def test_refined_case_needs_an_even_resolution(backend):
-    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml", ["resolution.cells_per_length=21"])
-    with pytest.raises(ValueError, match="cells_per_length = 21 must be even"):
-        RefinedSimulation(case, backend, (0.05, 0.05, -1.0), (0.8, 0.36, 1.0))
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ([refined_box_override((-1.0, 0.05, -1.0), (0.8, 0.36, 1.0))], "x_min face \\(inlet\\)"),
+        ([refined_box_override((0.05, 0.05, -1.0), (2.3, 0.36, 1.0))], "x_max face \\(outflow\\)"),
+        ([refined_box_override((0.05, 0.5, -1.0), (0.8, 0.6, 1.0))], "does not fit the tunnel"),
+        ([refined_box_override((0.14, 0.05, -1.0), (0.8, 0.36, 1.0))], "x_min side lies 2.0 fine"),
+        ([refined_box_override((0.05, 0.05, -1.0), (0.8, 0.22, 1.0))], "y_max side lies -6.0"),
+    ],
+)
+def test_bad_refined_boxes_refused_naming_the_key(backend, overrides, message):
+    """A box reaching the inlet or the outflow, outside the tunnel, or too close to the cylinder
+    (x 0.15-0.25 m, y 0.15-0.25 m; 4 fine cells of 0.005 m needed) or cutting it."""
+    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml", overrides)
+    with pytest.raises(ConfigError, match=f"key 'refinement.levels\\[0\\]'.*{message}"):
+        RefinedSimulation(case, backend)
 
 
-def test_refined_case_refuses_the_wall_model_for_now(backend):
-    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml", ["walls.model=loglaw"])
-    with pytest.raises(ValueError, match="wall model does not run on refinement levels"):
-        RefinedSimulation(case, backend, (0.05, 0.05, -1.0), (0.8, 0.36, 1.0))
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["resolution.cells_per_length=21"], "resolution.cells_per_length' = 21 must be even"),
+        (["walls.model=loglaw"], "walls.model' loglaw does not run on refinement levels"),
+        (["run.check_every=101"], "run.check_every' = 101 must be even"),
+        (
+            ["refinement.levels=[{box_lo_m: [0, 0, 0], box_hi_m: [1, 1, 1], margin_m: 0.1}]"],
+            "needs either box_lo_m and box_hi_m",
+        ),
+        (["refinement.levels[0].margin_m=0.1"], "give a list key as a whole"),
+        (
+            ["refinement.levels=[{box_lo_m: [1, 0, 0], box_hi_m: [0.5, 1, 1]}]"],
+            "box_lo_m' must lie below box_hi_m",
+        ),
+        (["refinement.levels=[{margin_m: -0.1}]"], "margin_m' must be positive"),
+        (
+            ["refinement.levels=[{margin_m: 0.1}, {margin_m: 0.05}]"],
+            "holds 2 boxes: one refined box",
+        ),
+    ],
+)
+def test_bad_refinement_keys_refused_on_load(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_case(ROOT / "cases" / "cylinder_2d1.yaml", [INSIDE_BOX, *overrides])

@@ -68,7 +68,9 @@ def draw_all(folder: Path) -> list[Path]:
         drawn.append(cd_history(folder / "forces.csv", summary, images / "cd_history.png"))
     if summary.get("cd_cumulative") is not None:
         drawn.append(drag_breakdown(summary, images / "drag_breakdown.png"))
-    fields = folder / "fields.vti"
+    # one grid's fields, or on refinement levels the finest level's (the box round the body)
+    levels = sorted(folder.glob("fields_level*.vti"), key=lambda p: int(p.stem[12:]))
+    fields = folder / "fields.vti" if not levels else levels[-1]
     surface = folder / "surface.vtp"
     if fields.is_file():
         drawn.append(

@@ -1,0 +1,108 @@
+"""A case on two refinement levels through run_case.py (refinement.levels): the run loop, the
+files per level, a bit-identical resume, and the sphere's drag against the uniform grid of the
+same finest resolution (docs/solver.md, "Grid refinement")."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import run_case
+from solver.backends import select_backend
+from solver.config import load_case
+from solver.refined_simulation import RefinedSimulation
+from solver.simulation import Simulation
+
+ROOT = Path(__file__).resolve().parent.parent
+SPHERE = str(ROOT / "cases" / "sphere_refined.yaml")
+#: the sphere at 12 cells per diameter in the box (6 in the tunnel; the box's one-diameter
+#: margin is then 6 fine cells), in a tunnel 6 diameters wide
+SMALL_TUNNEL = [
+    "resolution.cells_per_length=12",
+    "domain.size_m=[1.2,0.6,0.6]",
+    "body.center_m=[0.3,0.3,0.3]",
+]
+SMALL = [*SMALL_TUNNEL, "output.images=false", "--backend", "cpu"]
+
+
+def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path):
+    """Stop at step 200 inside the averaging window (100-400), resume to 400: forces and both
+    levels' fields equal a straight run's bit for bit; summary.json holds the levels, the files
+    open as one multiblock data set."""
+    common = [
+        SPHERE,
+        *SMALL,
+        "run.check_every=50",
+        "run.checkpoint_every=100",
+        "run.average_from_step=100",
+        "run.average_steps=300",
+    ]
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    assert run_case.main([*common, "run.max_steps=400", "--out", str(straight)]) == 0
+    assert run_case.main([*common, "run.max_steps=200", "--out", str(split)]) == 0
+    assert run_case.main([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
+    assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
+    for level in ("fields_level0.vti", "fields_level1.vti"):
+        assert (straight / level).read_bytes() == (split / level).read_bytes()
+    assert not (straight / "fields.vti").exists()
+
+    info = json.loads((straight / "summary.json").read_text())
+    levels = info["refinement"]["levels"]
+    assert len(levels) == 2
+    assert levels[0]["dx_m"] == pytest.approx(2 * levels[1]["dx_m"])
+    assert info["dx_m"] == pytest.approx(levels[1]["dx_m"])  # the body's level
+    assert info["refinement"]["finest_cells_per_length"] == 12
+    assert info["refinement"]["box_lo_m"] == pytest.approx([0.2, 0.2, 0.2])
+    assert info["refinement"]["box_hi_m"] == pytest.approx([0.55, 0.4, 0.4])
+    assert info["cells"] == levels[0]["cells"] + levels[1]["cells"]
+    assert info["blockage"] == pytest.approx(np.pi * 0.05**2 / 0.36, rel=0.05)
+    assert info["inlet_distance_lengths"] == pytest.approx(2.5, abs=0.1)
+    assert info["averaged_steps"] == 300 and np.isfinite(info["cd"])
+
+    import pyvista as pv
+
+    data = pv.read(straight / "case.vtm")
+    assert [data.get_block_name(i) for i in range(data.n_blocks)] == [
+        "fields level 0",
+        "fields level 1",
+        "body",
+    ]
+    coarse, fine, body = (data[i] for i in range(3))
+    assert coarse.spacing == pytest.approx((2 * fine.spacing[0],) * 3)
+    refined = coarse["refined"].reshape(coarse.dimensions[::-1])
+    assert refined.sum() == np.prod(np.array([0.35, 0.2, 0.2]) / coarse.spacing[0]).round()
+    assert np.all(np.isfinite(fine["velocity_mean"]))
+    # Cp against the tunnel's free stream: about 1 at the stagnation point
+    front = body.points[:, 0].argmin()
+    assert body["Cp"][front] == pytest.approx(1.0, abs=0.15)
+
+
+def test_refined_snapshots_are_one_multiblock_per_step(tmp_path):
+    out = tmp_path / "r"
+    args = [SPHERE, *SMALL, "run.max_steps=100", "output.snapshot_every=50", "--out", str(out)]
+    assert run_case.main(args) == 0
+    for step in (50, 100):
+        for name in (f"fields_{step:08d}.vtm", f"fields_{step:08d}_level1.vti"):
+            assert (out / "snapshots" / name).is_file()
+    assert "snapshots/fields_00000100.vtm" in (out / "fields.pvd").read_text()
+
+
+def test_refined_sphere_drag_matches_the_uniform_grid():
+    """Re 100, 12 cells per diameter at the body in the small tunnel, 3,000 steps of that grid
+    (about 2.5 flow times past the sphere): the refined grid's Cd within 1% of the uniform
+    12-cell grid's, at under a quarter of its cell updates (measured: 1.1837 against 1.1878,
+    -0.34%, at 0.086 of the cell updates)."""
+    backend = select_backend("cpu")
+    case = load_case(SPHERE, SMALL_TUNNEL)
+    refined = RefinedSimulation(case, backend)
+    uniform_case = load_case(SPHERE, [*SMALL_TUNNEL, "refinement.levels=[]"])
+    uniform = Simulation(uniform_case, backend)
+    cd = [
+        float(sim.coefficients(sim.advance(3000)[-500:, 0].mean(axis=0))[0])
+        for sim in (refined, uniform)
+    ]
+    assert cd[0] == pytest.approx(cd[1], rel=0.01)
+    assert refined.cell_updates_per_coarse_step() < 2 * uniform.grid.n_cells / 4
