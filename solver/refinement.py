@@ -124,16 +124,23 @@ class LevelLayout:
         return cls(coarse_xyz, box, tuple(lo_layers), tuple(hi_layers), fine)  # type: ignore[arg-type]
 
     def fine_ghost_cells(self) -> np.ndarray:
-        """bool [z, y, x] of the fine grid: its coupled ghost cells."""
+        """bool [z, y, x] of the fine grid: its coupled ghost cells, the ring on the coupled
+        sides less the cells of its wall layers (there the ring meets a wall of the domain, which
+        keeps its own rule: the fluid cells next to both pull their wall links from it)."""
         fx, fy, fz = self.fine_xyz
         z, y, x = np.meshgrid(np.arange(fz), np.arange(fy), np.arange(fx), indexing="ij")
         ghost = np.zeros((fz, fy, fx), bool)
+        wall = np.zeros((fz, fy, fx), bool)
         for a, (j, m) in enumerate(((x, fx), (y, fy), (z, fz))):
             if self.layer_lo[a] == COUPLED:
                 ghost |= j < COUPLED
             if self.layer_hi[a] == COUPLED:
                 ghost |= j >= m - COUPLED
-        return ghost
+            if self.layer_lo[a] == WALL:
+                wall |= j < WALL
+            if self.layer_hi[a] == WALL:
+                wall |= j >= m - WALL
+        return ghost & ~wall
 
     def coarse_ghost_cells(self) -> np.ndarray:
         """bool [z, y, x] of the coarse grid: the box's cells."""
