@@ -457,8 +457,8 @@ def validate(case: CaseConfig) -> None:
 
 def _validate_refinement(case: CaseConfig) -> None:
     """The refinement keys that need no grid: the level count, each box's form, an even finest
-    resolution, the step keys in whole coarse steps; and the combinations not validated on
-    levels yet. Boxes against the domain and the body: solver/refined_simulation.py."""
+    resolution, the step keys in whole coarse steps. Boxes against the domain and the body:
+    solver/refined_simulation.py."""
     levels = case.refinement.levels
     _require(
         len(levels) == 1,
@@ -500,12 +500,6 @@ def _validate_refinement(case: CaseConfig) -> None:
         cells % 2 == 0,
         "resolution.cells_per_length",
         f"= {cells} must be even on two levels (the tunnel level takes half of it)",
-    )
-    _require(
-        wall_model(case) == "none",
-        "walls.model",
-        "loglaw does not run on refinement levels yet (its input cell may lie across the "
-        "interface): set walls.model=none",
     )
     # the keys counted in steps of the finest level, which a refined grid takes in pairs
     steps = {

@@ -4,7 +4,7 @@ level is an ordinary Simulation, its coupling cells flagged FLAG_GHOST; solver/r
 couples them.
 
 Open boundaries and walls on the coarse level, the body (its forces by momentum exchange and
-over its surface) on the fine one; the subgrid model on both (no wall model yet). The fine level
+over its surface) on the fine one; the subgrid model and the wall model on both. The fine level
 spans the box plus one coarse cell on each side that the box does not span whole; it is periodic
 in its own grid, which its ghost ring hides from every cell it steps.
 
@@ -130,6 +130,49 @@ def check_body_margin(
                 )
 
 
+def tunnel_level_case(case: CaseConfig, u_lattice: float, length_m: float) -> CaseConfig:
+    """The case of the coarse level: the whole tunnel at half the resolution, without the body,
+    at the finest level's lattice speed (acoustic scaling)."""
+    coarse = copy.deepcopy(case)
+    coarse.resolution.cells_per_length = case.resolution.cells_per_length // 2
+    coarse.resolution.u_lattice = u_lattice
+    coarse.body.shape = "none"
+    coarse.body.reference_length_m = length_m
+    coarse.refinement.levels = []
+    return coarse
+
+
+def box_level_case(
+    case: CaseConfig,
+    u_lattice: float,
+    layout: LevelLayout,
+    box_lo_m: np.ndarray,
+    dx_coarse_m: float,
+) -> CaseConfig:
+    """The case of the fine level: the box of layout (its min corner box_lo_m, on the coarse
+    cells of dx_coarse_m) plus one coarse cell on each side coupled to the coarse level, those
+    sides periodic in the fine level's own grid (its ghost ring hides the wrap); a side on a wall
+    keeps the wall's face, an axis the box spans whole stays as it is. No sponge: the box never
+    reaches one."""
+    fine = copy.deepcopy(case)
+    fine.resolution.u_lattice = u_lattice
+    fine.domain.sponge.length_m = 0.0
+    fine.refinement.levels = []
+    box = layout.box
+    for a, axis in enumerate("xyz"):
+        layers = (layout.layer_lo[a], layout.layer_hi[a])
+        if layers == (NONE, NONE):
+            continue
+        dx_c = dx_coarse_m
+        extra = [1 if layer == COUPLED else 0 for layer in layers]
+        fine.domain.origin_m[a] = float(box_lo_m[a] - extra[0] * dx_c)
+        fine.domain.size_m[a] = float((box.hi[a] - box.lo[a] + sum(extra)) * dx_c)
+        for side, layer in zip(("min", "max"), layers, strict=True):
+            if layer == COUPLED:
+                setattr(fine.domain.boundaries, f"{axis}_{side}", "periodic")
+    return fine
+
+
 class RefinedSimulation:
     """`case` on two levels: the box of case.refinement.levels[0] at the case's resolution and
     the rest of the tunnel at half of it; the body must lie inside the box. A side of the box that
@@ -147,12 +190,7 @@ class RefinedSimulation:
         assert length is not None, "config validation guarantees a reference length"
         u_lattice = derive_units(case, length).u_lattice
 
-        coarse_case = copy.deepcopy(case)
-        coarse_case.resolution.cells_per_length = case.resolution.cells_per_length // 2
-        coarse_case.resolution.u_lattice = u_lattice
-        coarse_case.body.shape = "none"
-        coarse_case.body.reference_length_m = length
-        coarse_case.refinement.levels = []
+        coarse_case = tunnel_level_case(case, u_lattice, length)
         grid = make_grid(coarse_case, derive_units(coarse_case, length))
         lo_m, hi_m = level_box_m(case.refinement.levels[0], body)
         box, walls_lo, walls_hi = _box_cells(coarse_case, grid, lo_m, hi_m)
@@ -178,21 +216,7 @@ class RefinedSimulation:
         )
         self.coarse = Simulation(coarse_case, backend, ghost_cells=self.layout.coarse_ghost_cells())
 
-        fine_case = copy.deepcopy(case)
-        fine_case.resolution.u_lattice = u_lattice
-        fine_case.domain.sponge.length_m = 0.0
-        fine_case.refinement.levels = []
-        for a, axis in enumerate("xyz"):
-            layers = (self.layout.layer_lo[a], self.layout.layer_hi[a])
-            if layers == (NONE, NONE):  # the box spans the periodic axis whole
-                continue
-            # the box, plus one coarse cell on each coupled side; a wall side keeps its face
-            extra = [1 if layer == COUPLED else 0 for layer in layers]
-            fine_case.domain.origin_m[a] = float(box_lo_m[a] - extra[0] * dx_c)
-            fine_case.domain.size_m[a] = (box.hi[a] - box.lo[a] + sum(extra)) * dx_c
-            for side, layer in zip(("min", "max"), layers, strict=True):
-                if layer == COUPLED:
-                    setattr(fine_case.domain.boundaries, f"{axis}_{side}", "periodic")
+        fine_case = box_level_case(case, u_lattice, self.layout, box_lo_m, dx_c)
         self.fine = Simulation(fine_case, backend, mesh, ghost_cells=self.layout.fine_ghost_cells())
         fine_xyz = (self.fine.grid.nx, self.fine.grid.ny, self.fine.grid.nz)
         assert fine_xyz == self.layout.fine_xyz, (fine_xyz, self.layout.fine_xyz)
