@@ -29,6 +29,32 @@ def make_case(**sections):
     return merge_case(sections, [])
 
 
+def couette_case(size_m: tuple[float, float, float] = (0.25, 1.0, 0.0625), **sections):
+    """Plane Couette flow at Re 10 between the y_min wall moving at U = 1 m/s and the resting
+    y_max wall, 1 m apart, periodic in x and z, from rest; u_lattice 0.05 and 16 cells across
+    unless sections (resolution, walls, refinement) say otherwise. The steady profile is
+    u = U (1 - y)."""
+    resolution = {"cells_per_length": 16, "u_lattice": 0.05, **sections.pop("resolution", {})}
+    return make_case(
+        name="couette",
+        flow={"speed_m_s": 1.0, "reynolds": 10.0, "initial": "rest"},
+        domain={
+            "size_m": list(size_m),
+            "boundaries": {
+                "x_min": "periodic",
+                "x_max": "periodic",
+                "z_min": "periodic",
+                "z_max": "periodic",
+                "y_min": "moving",
+                "y_max": "noslip",
+            },
+        },
+        body={"reference_length_m": 1.0},
+        resolution=resolution,
+        **sections,
+    )
+
+
 def run_periodic_step(
     backend, f, tau: float, cs_smag: float = 0.0, collision: str = "bgk", g=(0.0, 0.0, 0.0)
 ):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_case
+from conftest import couette_case, make_case
 
 from solver.simulation import Simulation
 
@@ -24,17 +24,7 @@ def test_moving_wall_couette(cpu, collision):
     """Plane Couette flow, 16 cells across: the y_min wall moves at U (the pair rule of
     docs/solver.md), the y_max wall rests. The steady profile u = U (1 - y/H) is linear, which
     bounce-back reproduces to round-off, with either collision operator."""
-    case = make_case(
-        name="couette",
-        flow={"speed_m_s": 1.0, "reynolds": 10.0, "initial": "rest"},
-        domain={
-            "size_m": [0.25, 1.0, 0.0625],
-            "boundaries": {**CHANNEL, "y_min": "moving", "y_max": "noslip"},
-        },
-        body={"reference_length_m": 1.0},
-        resolution={"cells_per_length": 16, "u_lattice": 0.05, "collision": collision},
-    )
-    sim = Simulation(case, cpu)
+    sim = Simulation(couette_case(resolution={"collision": collision}), cpu)
     sim.advance(8000)
     y, u = _profile(sim)
     exact = 1.0 * (1 - y / 1.0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import run_periodic_step
+from conftest import couette_case, run_periodic_step
 from oracle import entropic_equilibrium, equilibrium
 
 from solver import lattice
@@ -427,24 +427,9 @@ def test_couette_flow_through_a_box_up_to_both_walls(collision, model):
     ring's cells on the walls taken as ghosts, resting walls in the moving one, left the profile
     9% U off). With the wall model on both levels (its input in the fourth cell; the first cell
     at y+ 0.3, where the law of the wall is linear) the profile holds as well: 2.3e-4."""
-    from conftest import make_case
-
-    case = make_case(
-        name="couette_refined",
-        flow={"speed_m_s": 1.0, "reynolds": 10.0, "initial": "rest"},
-        domain={
-            "size_m": [1.0, 1.0, 0.25],
-            "boundaries": {
-                "x_min": "periodic",
-                "x_max": "periodic",
-                "z_min": "periodic",
-                "z_max": "periodic",
-                "y_min": "moving",
-                "y_max": "noslip",
-            },
-        },
-        body={"reference_length_m": 1.0},
-        resolution={"cells_per_length": 16, "u_lattice": 0.05, "collision": collision},
+    case = couette_case(
+        (1.0, 1.0, 0.25),
+        resolution={"collision": collision},
         walls={"model": model},
         refinement={"levels": [{"box_lo_m": [0.25, -1.0, -1.0], "box_hi_m": [0.75, 2.0, 2.0]}]},
     )

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from conftest import make_case
+from conftest import couette_case, make_case
 from test_boundaries import _profile
 
 from solver.simulation import FORCE_TOTAL, Simulation
@@ -94,22 +94,8 @@ def test_wall_model_keeps_a_resolved_laminar_couette_flow(cpu):
     asks exactly the stress no-slip bounce-back gives and the profile stays linear to 1e-3 U,
     reading its input in the first cell or the fourth."""
     for sample in (1, 4):
-        case = make_case(
-            name="couette",
-            flow={"speed_m_s": 1.0, "reynolds": 10.0, "initial": "rest"},
-            domain={
-                "size_m": [0.25, 1.0, 0.0625],
-                "boundaries": {
-                    "x_min": "periodic",
-                    "x_max": "periodic",
-                    "z_min": "periodic",
-                    "z_max": "periodic",
-                    "y_min": "moving",
-                    "y_max": "noslip",
-                },
-            },
-            body={"reference_length_m": 1.0},
-            resolution={"cells_per_length": 16, "u_lattice": 0.05, "collision": "entropic"},
+        case = couette_case(
+            resolution={"collision": "entropic"},
             walls={"model": "loglaw", "sample_cells": sample},
         )
         sim = Simulation(case, cpu)
