@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import typing
 from dataclasses import dataclass, field, fields, is_dataclass, make_dataclass
 from pathlib import Path
 
@@ -241,15 +242,18 @@ def merge_case(
 
 
 def schema_keys(schema: type, prefix: str = "") -> list[str]:
-    """Every dotted key of a config dataclass, sections and leaves: 'flow', 'flow.reynolds', ..."""
+    """Every dotted key of a config dataclass, sections and leaves: 'flow', 'flow.reynolds', ...;
+    the fields of a list's items as 'refinement.levels[].margin_m'."""
     keys = []
+    hints = typing.get_type_hints(schema)
     for item in fields(schema):
         key = f"{prefix}{item.name}"
         keys.append(key)
-        kind = item.type if isinstance(item.type, type) else None
-        if kind is None and isinstance(item.default_factory, type):  # string annotations
-            kind = item.default_factory
-        if kind is not None and is_dataclass(kind):
+        kind = hints[item.name]
+        if typing.get_origin(kind) is list:
+            (kind,) = typing.get_args(kind)
+            key += "[]"
+        if isinstance(kind, type) and is_dataclass(kind):
             keys += schema_keys(kind, f"{key}.")
     return keys
 
@@ -258,7 +262,10 @@ def _omegaconf_message(exc: OmegaConfBaseException, source: str, schema: type) -
     key = getattr(exc, "full_key", None) or "?"
     text = str(exc).splitlines()[0]
     if "Key '" in text and "not in" in text:
-        close = difflib.get_close_matches(key, schema_keys(schema), n=1, cutoff=0.6)
+        keys = schema_keys(schema)
+        if "." not in key:  # a top-level key, or a list item's field, which OmegaConf names alone
+            keys += [k.rsplit(".", 1)[-1] for k in keys if "[]." in k]
+        close = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
         hint = (
             f"did you mean '{close[0]}'?" if close else "check its spelling against cases/README.md"
         )

@@ -397,6 +397,7 @@ def test_bad_refined_boxes_refused_naming_the_key(backend, overrides, message):
             "needs either box_lo_m and box_hi_m",
         ),
         (["refinement.levels[0].margin_m=0.1"], "give a list key as a whole"),
+        (["refinement.levels=[{margn_m: 0.1}]"], "unknown key 'margn_m': did you mean 'margin_m'"),
         (
             ["refinement.levels=[{box_lo_m: [1, 0, 0], box_hi_m: [0.5, 1, 1]}]"],
             "box_lo_m' must lie below box_hi_m",
