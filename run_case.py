@@ -101,10 +101,10 @@ def write_level_fields(
     levels: tuple[Fields, ...],
     mean_levels: tuple[Fields, ...] | None,
     stride: int,
-) -> list[str]:
+) -> None:
     """Each level's fields as out/<level_file>; on levels also out/<stem>.vtm holding them
     (coarse first: ParaView draws the finer box over the coarse cells, which carry `refined`
-    = 1 where a finer level covers them). Returns the files written, relative to out."""
+    = 1 where a finer level covers them)."""
     from viz.collections import write_vtm
     from viz.vti import write_vti
 
@@ -124,10 +124,8 @@ def write_level_fields(
         )
         files.append(name)
     if len(files) > 1:
-        blocks = [(f"level {i}", Path(f).name) for i, f in enumerate(files)]
+        blocks = [(f"level {i}", name) for i, name in enumerate(files)]
         write_atomically(out / f"{stem}.vtm", lambda tmp: write_vtm(tmp, blocks))
-        return [*files, f"{stem}.vtm"]
-    return files
 
 
 def snapshot_writer(
@@ -177,9 +175,11 @@ def write_collections(out: Path, sim: Simulation | RefinedSimulation) -> None:
     if steps:
         entries = [(step * sim.units.dt_s, f"snapshots/fields_{step:08d}.{kind}") for step in steps]
         write_atomically(out / "fields.pvd", lambda tmp: write_pvd(tmp, entries))
-    fields = [(f"fields level {i}", level_file("fields", sim, i)) for i in range(len(sim.levels))]
-    if len(fields) == 1:
-        fields = [("fields", "fields.vti")]
+    one_grid = len(sim.levels) == 1
+    fields = [
+        ("fields" if one_grid else f"fields level {i}", level_file("fields", sim, i))
+        for i in range(len(sim.levels))
+    ]
     blocks = [
         (name, file) for name, file in (*fields, ("body", "surface.vtp")) if (out / file).is_file()
     ]

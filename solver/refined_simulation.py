@@ -381,10 +381,6 @@ class RefinedSimulation:
         """The current fields of each level, coarse first (Simulation.fields)."""
         return self.with_free_stream((self.coarse.fields(), self.fine.fields()))
 
-    def fields(self) -> Fields:
-        """The fine level's current fields."""
-        return self.level_fields()[1]
-
     def with_free_stream(self, levels: tuple[Fields, ...]) -> tuple[Fields, Fields]:
         """The levels' fields with the fine level's free-stream density taken from the coarse
         level's inlet (the fine level has none of its own): its pressure and Cp are then
