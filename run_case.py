@@ -113,8 +113,8 @@ def write_level_fields(
         arrays = physical_fields(
             level, fields, mean_levels[i] if mean_levels is not None else None, stride
         )
-        if isinstance(sim, RefinedSimulation) and i == 0:
-            arrays["refined"] = sim.refined_mask(stride)
+        if isinstance(sim, RefinedSimulation) and i < len(sim.levels) - 1:
+            arrays["refined"] = sim.refined_mask(i, stride)
         name = level_file(stem, sim, i)
         write_atomically(
             out / name,

@@ -2,8 +2,9 @@
 """Two refinement levels in a periodic box (solver/refinement.py): the Taylor-Green vortex's
 fitted viscosity across a refined box, a density pulse's reflection at the interface and a
 uniform flow's drift, for both collision operators and several relaxation times; Schaefer &
-Turek's 2D-1 on uniform grids of 10 and 20 cells per diameter and with the cylinder in a box at
-20 inside a tunnel at 10: the tables of docs/solver.md, "Grid refinement".
+Turek's 2D-1 on uniform grids of 10 and 20 cells per diameter, with the cylinder in a box at
+20 inside a tunnel at 10, and with a third level at 40 round the cylinder: the tables of
+docs/solver.md, "Grid refinement".
 
     python benchmarks/refinement_checks.py [--backend cpu|cuda] [--sphere]
 
@@ -54,11 +55,19 @@ CYLINDER_BOXES_M = {
     "both walls": ((0.05, -1.0, -1.0), (0.8, 1.0, 1.0)),
     "lower wall": ((0.05, 0.0, -1.0), (0.8, 0.3, 1.0)),
 }
+#: a third level at 40 cells per diameter inside the "inside" box, round the cylinder and the
+#: start of its recirculation (0.05 m, 20 of its cells, from the cylinder upstream and aside), and
+#: a larger one (0.08 m upstream and aside, to x 0.6 m)
+CYLINDER_INNER_BOXES_M = {
+    "tight": ((0.1, 0.1, -1.0), (0.45, 0.3, 1.0)),
+    "larger": ((0.07, 0.07, -1.0), (0.6, 0.34, 1.0)),
+}
 
 
 def schaefer_turek_rows(backend) -> list[dict]:
-    """Cd of 2D-1 (the mean of the last 400 fine-grid steps' forces) on the uniform grids and
-    refined, with cell updates per coarse (10-cell) step and wall time."""
+    """Cd of 2D-1 (the mean force over the last 200 steps of the 10-cell grid: 400 of the
+    20-cell grid, 800 of the 40-cell one) on the uniform grids, on two levels and on three, with
+    cell updates per coarse (10-cell) step and wall time."""
     rows = []
     for cells, steps in ((10, 20000), (20, 40000)):
         case = load_case(
@@ -101,6 +110,28 @@ def schaefer_turek_rows(backend) -> list[dict]:
                 "grid": f"10, 20 in the box ({name})",
                 "steps": coarse_steps,
                 "cd": float(sim.coefficients(forces[-400:, 0].mean(axis=0))[0]),
+                "updates_per_coarse_step": sim.cell_updates_per_coarse_step(),
+                "wall_seconds": time.perf_counter() - t0,
+            }
+        )
+    for name, inner in CYLINDER_INNER_BOXES_M.items():
+        case = load_case(
+            ROOT / "cases" / "cylinder_2d1.yaml",
+            [
+                "resolution.cells_per_length=40",
+                "run.sample_every=40",
+                *CYLINDER_OVERRIDES,
+                refined_box_override(*CYLINDER_BOXES_M["inside"], inner),
+            ],
+        )
+        t0 = time.perf_counter()
+        sim = RefinedSimulation(case, backend)
+        forces = sim.advance(4 * 6000)
+        rows.append(
+            {
+                "grid": f"10, 20 in the box (inside), 40 round the cylinder ({name})",
+                "steps": 6000,
+                "cd": float(sim.coefficients(forces[-800:, 0].mean(axis=0))[0]),
                 "updates_per_coarse_step": sim.cell_updates_per_coarse_step(),
                 "wall_seconds": time.perf_counter() - t0,
             }

@@ -148,11 +148,15 @@ class LevelConfig:
     wake_m: float = 0.0  # with margin_m: the box extended this much further downstream [m]
 
 
+#: Refined boxes a case may nest (four levels with the tunnel's).
+MAX_REFINED_BOXES = 3
+
+
 @dataclass
 class RefinementConfig:
-    # refined boxes, coarsest first (one so far); resolution.cells_per_length is then the
-    # finest level's and the tunnel runs at 1/2 of it per level (docs/solver.md, "Grid
-    # refinement")
+    # refined boxes, coarsest first, each inside the one before (up to MAX_REFINED_BOXES);
+    # resolution.cells_per_length is then the finest level's and each level round a box runs at
+    # 1/2 of the box's (docs/solver.md, "Grid refinement")
     levels: list[LevelConfig] = field(default_factory=list)
 
 
@@ -463,14 +467,14 @@ def validate(case: CaseConfig) -> None:
 
 
 def _validate_refinement(case: CaseConfig) -> None:
-    """The refinement keys that need no grid: the level count, each box's form, an even finest
-    resolution, the step keys in whole coarse steps. Boxes against the domain and the body:
-    solver/refined_simulation.py."""
+    """The refinement keys that need no grid: the box count, each box's form, a finest
+    resolution the levels can halve, the step keys in whole coarse steps. Boxes against the
+    domain, each other and the body: solver/refined_simulation.py."""
     levels = case.refinement.levels
     _require(
-        len(levels) == 1,
+        len(levels) <= MAX_REFINED_BOXES,
         "refinement.levels",
-        f"holds {len(levels)} boxes: one refined box (two levels) is supported so far",
+        f"holds {len(levels)} boxes: at most {MAX_REFINED_BOXES} (four levels with the tunnel's)",
     )
     for i, level in enumerate(levels):
         key = f"refinement.levels[{i}]"
@@ -502,13 +506,16 @@ def _validate_refinement(case: CaseConfig) -> None:
                 f"{key}.margin_m",
                 "needs a body to grow the box round: give box_lo_m and box_hi_m",
             )
+    n_levels = len(levels) + 1
+    per = 2 ** len(levels)  # finest steps per coarse step, and the tunnel's resolution divisor
     cells = case.resolution.cells_per_length
     _require(
-        cells % 2 == 0,
+        cells % per == 0,
         "resolution.cells_per_length",
-        f"= {cells} must be even on two levels (the tunnel level takes half of it)",
+        f"= {cells} must be a multiple of {per} on {n_levels} levels (the tunnel level takes "
+        f"1/{per} of it)",
     )
-    # the keys counted in steps of the finest level, which a refined grid takes in pairs
+    # the keys counted in steps of the finest level, which a refined grid takes per coarse step
     steps = {
         "run.max_steps": case.run.max_steps,
         "run.check_every": case.run.check_every,
@@ -521,10 +528,10 @@ def _validate_refinement(case: CaseConfig) -> None:
     }
     for key, value in steps.items():
         _require(
-            value % 2 == 0,
+            value % per == 0,
             key,
-            f"= {value} must be even on two levels: steps count on the finest level, "
-            "two to each coarse step",
+            f"= {value} must be a multiple of {per} on {n_levels} levels: steps count on the "
+            f"finest level, {per} to each coarse step",
         )
 
 

@@ -1,16 +1,18 @@
-"""A case on two refinement levels (case key refinement.levels): the tunnel at half the case's
-resolution, and a box round the body at the case's own (docs/solver.md, "Grid refinement"). Each
-level is an ordinary Simulation, its coupling cells flagged FLAG_GHOST; solver/refinement.py
-couples them.
+"""A case on nested refinement levels (case key refinement.levels): the tunnel at the case's
+resolution halved once per box, and each box at twice the resolution of the level round it, the
+last one round the body at the case's own (docs/solver.md, "Grid refinement"). Each level is an
+ordinary Simulation, its coupling cells flagged FLAG_GHOST; solver/refinement.py couples each
+pair of neighbouring levels.
 
-Open boundaries and walls on the coarse level, the body (its forces by momentum exchange and
-over its surface) on the fine one; the subgrid model and the wall model on both. The fine level
-spans the box plus one coarse cell on each side that the box does not span whole; it is periodic
-in its own grid, which its ghost ring hides from every cell it steps.
+Open boundaries and walls on the tunnel level, the body (its forces by momentum exchange and
+over its surface) on the finest one; the subgrid model and the wall model on every level. A
+refined level spans its box plus one cell of the level round it on each side that the box does
+not span whole; it is periodic in its own grid, which its ghost ring hides from every cell it
+steps.
 
 A RefinedSimulation is a model for the run loop (solver/run.py) as a Simulation is: its steps
-are the fine level's (two to each coarse step), its forces, units and surface the fine level's,
-and its fields one Fields per level, coarse first.
+are the finest level's (2^(L - 1) to each step of the tunnel level), its forces, units and surface
+the finest level's, and its fields one Fields per level, coarsest first.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 from solver import lattice
 from solver.backends.base import Backend
 from solver.bodies import Body, MeshArrays, make_body
-from solver.config import CaseConfig, LevelConfig
+from solver.config import MAX_REFINED_BOXES, CaseConfig, LevelConfig
 from solver.errors import ConfigError
 from solver.fidelity import Fidelity, tunnel_figures
 from solver.grid import Grid, make_grid
@@ -35,7 +37,9 @@ from solver.refinement import (
     LevelCoupling,
     LevelLayout,
     RefinedBox,
+    advance_nested,
     check_box,
+    check_relaxation,
 )
 from solver.simulation import Fields, Simulation
 from solver.surface import free_stream_density
@@ -48,6 +52,12 @@ WALL_FACES = ("noslip", "freeslip", "moving")
 #: samples read two cells out, and the explosion's gradients one more. The checks of
 #: docs/solver.md keep 16-20.
 MIN_BODY_MARGIN_FINE_CELLS = 4
+
+#: Stepped cells of a refined level that must lie between its ghost ring and the box of the level
+#: it holds, on each coupled side: the coalescence into the level above reads the level's first
+#: two cells inside its box, and the explosion into the level below reads up to two cells outside
+#: that level's box; neither may reach the other's cells.
+MIN_NESTING_CELLS = 4
 
 
 def level_box_m(level: LevelConfig, body: Body | None) -> tuple[np.ndarray, np.ndarray]:
@@ -62,7 +72,7 @@ def level_box_m(level: LevelConfig, body: Body | None) -> tuple[np.ndarray, np.n
 
 
 def _box_cells(
-    case_coarse: Any, g: Grid, lo_m: np.ndarray, hi_m: np.ndarray
+    case_coarse: Any, g: Grid, lo_m: np.ndarray, hi_m: np.ndarray, key: str
 ) -> tuple[RefinedBox, tuple[bool, ...], tuple[bool, ...]]:
     """The coarse array cells the box [lo_m, hi_m) covers, its faces snapped to the nearest cell
     faces, and which of its sides lie on a wall face of the domain (a box reaching a face is cut
@@ -83,14 +93,14 @@ def _box_cells(
         for side, face, reached in zip(("min", "max"), faces, reach, strict=True):
             if reached and face not in WALL_FACES:
                 raise ConfigError(
-                    f"key 'refinement.levels[0]': the box reaches the domain's {axis}_{side} "
+                    f"key '{key}': the box reaches the domain's {axis}_{side} "
                     f"face ({face}): only a wall face ({', '.join(WALL_FACES)}) may bound a "
                     "refinement level; shrink the box"
                 )
         sponge_start = origin + size - case_coarse.domain.sponge.length_m
         if a == 0 and case_coarse.domain.sponge.length_m > 0 and hi_m[a] > sponge_start:
             raise ConfigError(
-                f"key 'refinement.levels[0]': the box reaches x = {hi_m[a]:.4g} m, into the "
+                f"key '{key}': the box reaches x = {hi_m[a]:.4g} m, into the "
                 f"sponge (from x = {sponge_start:.4g} m): end it before the sponge"
             )
         lo_m_a = max(lo_m[a], origin)
@@ -103,7 +113,7 @@ def _box_cells(
 
 
 def check_body_margin(
-    case: CaseConfig,
+    key: str,
     body: Body | None,
     layout: LevelLayout,
     box_lo_m: np.ndarray,
@@ -111,7 +121,7 @@ def check_body_margin(
     dx_fine_m: float,
 ) -> None:
     """Refuse a box whose coupled sides lie within MIN_BODY_MARGIN_FINE_CELLS fine cells of the
-    body's bounds, or cut it (ConfigError naming the side and the margin there)."""
+    body's bounds, or cut it (ConfigError naming the key, the side and the margin there)."""
     if body is None:
         return
     body_lo, body_hi = body.bounds_m()
@@ -123,18 +133,49 @@ def check_body_margin(
         ):
             if layer == COUPLED and margin < need:
                 raise ConfigError(
-                    f"key 'refinement.levels[0]': the box's {axis}_{side} side lies "
+                    f"key '{key}': the box's {axis}_{side} side lies "
                     f"{margin / dx_fine_m:.1f} fine cells from the body (at least "
                     f"{MIN_BODY_MARGIN_FINE_CELLS} needed, {need:.4g} m): move it away from "
                     "the body or raise margin_m"
                 )
 
 
-def tunnel_level_case(case: CaseConfig, u_lattice: float, length_m: float) -> CaseConfig:
-    """The case of the coarse level: the whole tunnel at half the resolution, without the body,
-    at the finest level's lattice speed (acoustic scaling)."""
+def check_nesting(
+    key: str,
+    parent: LevelLayout,
+    parent_lo_m: np.ndarray,
+    parent_hi_m: np.ndarray,
+    lo_m: np.ndarray,
+    hi_m: np.ndarray,
+    dx_parent_m: float,
+) -> None:
+    """Refuse a box that does not lie inside the box of the level above (parent_lo_m,
+    parent_hi_m, whose sides `parent` couples or puts on walls) with MIN_NESTING_CELLS cells of
+    that level to spare on each of its coupled sides (ConfigError naming the key); on a side on a
+    wall of the domain the box may reach the wall."""
+    need = MIN_NESTING_CELLS * dx_parent_m
+    for a, axis in enumerate("xyz"):
+        for side, layer, spare in (
+            ("min", parent.layer_lo[a], lo_m[a] - parent_lo_m[a]),
+            ("max", parent.layer_hi[a], parent_hi_m[a] - hi_m[a]),
+        ):
+            if layer == COUPLED and spare < need - 0.5 * dx_parent_m:
+                raise ConfigError(
+                    f"key '{key}': the box's {axis}_{side} side lies {spare / dx_parent_m:.1f} "
+                    f"cells of the level above inside that level's box (at least "
+                    f"{MIN_NESTING_CELLS} needed, {need:.4g} m): nest it inside the box before "
+                    "it in refinement.levels"
+                )
+
+
+def tunnel_level_case(
+    case: CaseConfig, n_levels: int, u_lattice: float, length_m: float
+) -> CaseConfig:
+    """The case of the tunnel level: the whole tunnel at the case's resolution halved once per
+    box (n_levels levels in all), without the body, at the finest level's lattice speed
+    (acoustic scaling)."""
     coarse = copy.deepcopy(case)
-    coarse.resolution.cells_per_length = case.resolution.cells_per_length // 2
+    coarse.resolution.cells_per_length = case.resolution.cells_per_length // 2 ** (n_levels - 1)
     coarse.resolution.u_lattice = u_lattice
     coarse.body.shape = "none"
     coarse.body.reference_length_m = length_m
@@ -143,19 +184,14 @@ def tunnel_level_case(case: CaseConfig, u_lattice: float, length_m: float) -> Ca
 
 
 def box_level_case(
-    case: CaseConfig,
-    u_lattice: float,
-    layout: LevelLayout,
-    box_lo_m: np.ndarray,
-    dx_coarse_m: float,
+    base: CaseConfig, layout: LevelLayout, box_lo_m: np.ndarray, dx_coarse_m: float
 ) -> CaseConfig:
-    """The case of the fine level: the box of layout (its min corner box_lo_m, on the coarse
-    cells of dx_coarse_m) plus one coarse cell on each side coupled to the coarse level, those
-    sides periodic in the fine level's own grid (its ghost ring hides the wrap); a side on a wall
-    keeps the wall's face, an axis the box spans whole stays as it is. No sponge: the box never
-    reaches one."""
-    fine = copy.deepcopy(case)
-    fine.resolution.u_lattice = u_lattice
+    """The case of a refined level from `base`, the case of the level above with this level's
+    resolution and body: the box of layout (its min corner box_lo_m, on the cells of dx_coarse_m
+    of the level above) plus one cell of that level on each side coupled to it, those sides
+    periodic in the level's own grid (its ghost ring hides the wrap); a side on a wall keeps the
+    wall's face, an axis the box spans whole stays as it is. No sponge: a box never reaches one."""
+    fine = copy.deepcopy(base)
     fine.domain.sponge.length_m = 0.0
     fine.refinement.levels = []
     box = layout.box
@@ -173,16 +209,29 @@ def box_level_case(
     return fine
 
 
+@dataclasses.dataclass(frozen=True)
+class _LevelPlan:
+    """A refined level before allocation: its case, grid, its layout in the level above and its
+    box in metres (snapped to the cells of the level above)."""
+
+    case: CaseConfig
+    grid: Grid
+    layout: LevelLayout
+    box_lo_m: np.ndarray
+    box_hi_m: np.ndarray
+
+
 class RefinedSimulation:
-    """`case` on two levels: the box of case.refinement.levels[0] at the case's resolution and
-    the rest of the tunnel at half of it; the body must lie inside the box. A side of the box that
-    reaches a wall face of the domain (the floor, the rolling road) ends there, the fine level
-    taking that face's rule; the inlet, the outflow and the sponge it may not reach. The box's
-    faces snap to the nearest coarse cell faces; the lattice speed is the same on both levels.
-    Bad boxes raise ConfigError naming the key."""
+    """`case` on nested levels: the box of case.refinement.levels[k] at 2^(k + 1) times the tunnel
+    level's resolution, each box inside the one before, the last at the case's resolution with
+    the body inside it. A side of a box that reaches a wall face of the domain (the floor, the
+    rolling road) ends there, the level taking that face's rule; the inlet, the outflow and the
+    sponge it may not reach. Each box's faces snap to the nearest cell faces of the level above;
+    the lattice speed is the same on every level. Bad boxes raise ConfigError naming the key."""
 
     def __init__(self, case: CaseConfig, backend: Backend, mesh: MeshArrays | None = None) -> None:
-        assert len(case.refinement.levels) == 1, "config validation allows one refined box"
+        n_levels = len(case.refinement.levels) + 1
+        assert 2 <= n_levels <= MAX_REFINED_BOXES + 1, "config validation bounds the box count"
         self.case = case
         self.backend = backend
         body = make_body(case, backend, mesh)
@@ -190,54 +239,116 @@ class RefinedSimulation:
         assert length is not None, "config validation guarantees a reference length"
         u_lattice = derive_units(case, length).u_lattice
 
-        coarse_case = tunnel_level_case(case, u_lattice, length)
-        grid = make_grid(coarse_case, derive_units(coarse_case, length))
-        lo_m, hi_m = level_box_m(case.refinement.levels[0], body)
-        box, walls_lo, walls_hi = _box_cells(coarse_case, grid, lo_m, hi_m)
-        coarse_xyz = (grid.nx, grid.ny, grid.nz)
-        try:
-            check_box(coarse_xyz, box, walls_lo, walls_hi)
-        except ValueError as exc:
-            raise ConfigError(
-                f"key 'refinement.levels[0]': the box [{_metres(lo_m)}] - [{_metres(hi_m)}] "
-                f"does not fit the tunnel's grid: {exc}"
-            ) from exc
-        self.layout = LevelLayout.of(coarse_xyz, box, walls_lo, walls_hi)
-        dx_c = grid.dx_m
-        origin = np.asarray(grid.origin_m, float)
-        box_lo_m = origin + (np.asarray(box.lo) - np.asarray(grid.ghost_lo)) * dx_c
-        box_hi_m = origin + (np.asarray(box.hi) - np.asarray(grid.ghost_lo)) * dx_c
-        check_body_margin(case, body, self.layout, box_lo_m, box_hi_m, dx_c / 2)
-        # both levels together, before either is allocated (each checks its own grid too)
+        tunnel_case = tunnel_level_case(case, n_levels, u_lattice, length)
+        tunnel_grid = make_grid(tunnel_case, derive_units(tunnel_case, length))
+        plans: list[_LevelPlan] = []
+        parent_case, parent_grid = tunnel_case, tunnel_grid
+        for k, level in enumerate(case.refinement.levels):
+            key = f"refinement.levels[{k}]"
+            finest = k == n_levels - 2
+            lo_m, hi_m = level_box_m(level, body)
+            if plans:
+                above = plans[-1]
+                check_nesting(
+                    key, above.layout, above.box_lo_m, above.box_hi_m, lo_m, hi_m, parent_grid.dx_m
+                )
+            plan = self._plan_level(
+                key, case, parent_case, parent_grid, lo_m, hi_m, finest, n_levels - 2 - k, length
+            )
+            if finest:
+                check_body_margin(
+                    key, body, plan.layout, plan.box_lo_m, plan.box_hi_m, plan.grid.dx_m
+                )
+            plans.append(plan)
+            parent_case, parent_grid = plan.case, plan.grid
+        for k, level_case in enumerate([tunnel_case, *(p.case for p in plans[:-1])]):
+            try:
+                check_relaxation(derive_units(level_case, length).tau)
+            except ValueError as exc:
+                raise ConfigError(
+                    f"key 'resolution.u_lattice': between levels {k} and {k + 1}, {exc}"
+                ) from exc
+        # every level together, before any is allocated (each checks its own grid too)
         check_memory(
-            grid.n_cells + int(np.prod(self.layout.fine_xyz)),
+            tunnel_grid.n_cells + sum(p.grid.n_cells for p in plans),
             case.resolution.cells_per_length,
             backend.free_device_bytes(),
         )
-        self.coarse = Simulation(coarse_case, backend, ghost_cells=self.layout.coarse_ghost_cells())
-
-        fine_case = box_level_case(case, u_lattice, self.layout, box_lo_m, dx_c)
-        self.fine = Simulation(fine_case, backend, mesh, ghost_cells=self.layout.fine_ghost_cells())
-        fine_xyz = (self.fine.grid.nx, self.fine.grid.ny, self.fine.grid.nz)
-        assert fine_xyz == self.layout.fine_xyz, (fine_xyz, self.layout.fine_xyz)
-        self.box_lo_m, self.box_hi_m = box_lo_m, box_hi_m
+        self.layouts = tuple(p.layout for p in plans)
+        self.boxes_m = tuple((p.box_lo_m, p.box_hi_m) for p in plans)
+        levels = [
+            Simulation(tunnel_case, backend, ghost_cells=self.layouts[0].coarse_ghost_cells())
+        ]
+        for k, plan in enumerate(plans):
+            ghost = plan.layout.fine_ghost_cells()
+            if k + 1 < len(plans):
+                ghost = ghost | self.layouts[k + 1].coarse_ghost_cells()
+            finest = k == len(plans) - 1
+            level = Simulation(plan.case, backend, mesh if finest else None, ghost_cells=ghost)
+            shape = (level.grid.nx, level.grid.ny, level.grid.nz)
+            assert shape == plan.layout.fine_xyz, (shape, plan.layout.fine_xyz)
+            levels.append(level)
+        self.levels: tuple[Simulation, ...] = tuple(levels)
         self.fidelity: Fidelity = self._tunnel_fidelity()
-        self.coupling = LevelCoupling(
-            backend,
-            self.layout,
-            self.coarse.units.tau,
-            self.coarse.collision,
-            float(case.resolution.smagorinsky_cs) ** 2,
-            self._coarse_readable(),
+        cs2_smag = float(case.resolution.smagorinsky_cs) ** 2
+        self.couplings = tuple(
+            LevelCoupling(
+                backend,
+                layout,
+                parent.units.tau,
+                parent.collision,
+                cs2_smag,
+                self._readable(parent, layout),
+            )
+            for parent, layout in zip(self.levels[:-1], self.layouts, strict=True)
         )
-        self._start_fine_from_coarse()
-        self.coupling.coalesce(self.fine, self.coarse)
+        for k in range(1, n_levels):
+            self._start_from_parent(k)
+        for k in reversed(range(n_levels - 1)):
+            self.couplings[k].coalesce(self.levels[k + 1], self.levels[k])
+
+    @staticmethod
+    def _plan_level(
+        key: str,
+        case: CaseConfig,
+        parent_case: CaseConfig,
+        parent_grid: Grid,
+        lo_m: np.ndarray,
+        hi_m: np.ndarray,
+        finest: bool,
+        halvings: int,
+        length: float,
+    ) -> _LevelPlan:
+        """The refined level of box [lo_m, hi_m) inside the level of parent_case and
+        parent_grid, at the case's resolution halved `halvings` times, with the case's body if it
+        is the finest."""
+        box, walls_lo, walls_hi = _box_cells(parent_case, parent_grid, lo_m, hi_m, key)
+        parent_xyz = (parent_grid.nx, parent_grid.ny, parent_grid.nz)
+        try:
+            check_box(parent_xyz, box, walls_lo, walls_hi)
+        except ValueError as exc:
+            raise ConfigError(
+                f"key '{key}': the box [{_metres(lo_m)}] - [{_metres(hi_m)}] "
+                f"does not fit the grid of the level above: {exc}"
+            ) from exc
+        layout = LevelLayout.of(parent_xyz, box, walls_lo, walls_hi)
+        dx_p = parent_grid.dx_m
+        origin, ghost_lo = np.asarray(parent_grid.origin_m, float), np.asarray(parent_grid.ghost_lo)
+        box_lo_m = origin + (np.asarray(box.lo) - ghost_lo) * dx_p
+        box_hi_m = origin + (np.asarray(box.hi) - ghost_lo) * dx_p
+        base = copy.deepcopy(parent_case)
+        base.resolution.cells_per_length = case.resolution.cells_per_length // 2**halvings
+        if finest:
+            base.body = copy.deepcopy(case.body)
+        level_case = box_level_case(base, layout, box_lo_m, dx_p)
+        grid = make_grid(level_case, derive_units(level_case, length))
+        return _LevelPlan(level_case, grid, layout, box_lo_m, box_hi_m)
 
     def _tunnel_fidelity(self) -> Fidelity:
-        """The fine level's fidelity figures (the body's gaps in fine cells), with the blockage
-        and the inlet and outflow distances of the whole tunnel, which the fine level does not
+        """The finest level's fidelity figures (the body's gaps in its cells), with the blockage
+        and the inlet and outflow distances of the whole tunnel, which the finest level does not
         span."""
-        fine = self.fine
+        fine = self.finest
         body = (fine.flags_host & lattice.BODY) != 0
         if not body.any():
             return fine.fidelity
@@ -251,166 +362,175 @@ class RefinedSimulation:
             fine.fidelity, blockage=blockage, inlet_lengths=inlet, outflow_lengths=outflow
         )
 
-    def _coarse_readable(self) -> np.ndarray:
-        """bool [z, y, x]: the coarse cells whose state is current when the fine level's ring is
-        filled: the stepped cells, the inlet and outflow, and the coalesced layer (not walls)."""
-        types = self.coarse.flags_host & lattice.TYPE_MASK
+    @staticmethod
+    def _readable(parent: Simulation, layout: LevelLayout) -> np.ndarray:
+        """bool [z, y, x] of the parent level: the cells whose state is current when the ghost
+        ring of the level inside `layout` is filled: the stepped cells, the inlet and outflow,
+        and the coalesced layer (not walls, not the parent's own ghost ring)."""
+        types = parent.flags_host & lattice.TYPE_MASK
         readable = (types == lattice.FLUID) | (types == lattice.INLET) | (types == lattice.OUTFLOW)
-        readable.reshape(-1)[self.layout.coalescence_cells()[:, 0]] = True
+        readable.reshape(-1)[layout.coalescence_cells()[:, 0]] = True
         return readable
 
-    def _start_fine_from_coarse(self) -> None:
-        """The fine level's initial state: the equilibrium of the coarse cell each fine cell lies
-        in (the coarse level starts as its case says)."""
-        g = self.coarse.grid
+    def _start_from_parent(self, k: int) -> None:
+        """Level k's initial state: the equilibrium of the cell of level k - 1 each of its cells
+        lies in (the tunnel level starts as its case says)."""
+        parent, level, layout = self.levels[k - 1], self.levels[k], self.layouts[k - 1]
+        g = parent.grid
         n = g.n_cells
         moments = self.backend.zeros((4 * n,), np.float32)
         self.backend.fields(
-            self.coarse.population_buffers()[0],
-            moments,
-            n,
-            self.coarse.plane_stride,
-            self.coarse.collision,
+            parent.population_buffers()[0], moments, n, parent.plane_stride, parent.collision
         )
         coarse = self.backend.to_host(moments).reshape(4, *g.shape_zyx)
         parents = [
             np.clip(np.floor(c).astype(int), 0, m - 1)
-            for c, m in zip(self.layout.fine_centres(), (g.nx, g.ny, g.nz), strict=True)
+            for c, m in zip(layout.fine_centres(), (g.nx, g.ny, g.nz), strict=True)
         ]
         fine = coarse[
             :, parents[2][:, None, None], parents[1][None, :, None], parents[0][None, None, :]
         ]
         device = self.backend.asarray(np.ascontiguousarray(fine, np.float32).reshape(-1))
-        for buffer in self.fine.population_buffers():
+        for buffer in level.population_buffers():
             self.backend.init_equilibrium(
-                buffer, device, self.fine.grid.n_cells, self.fine.plane_stride, self.fine.collision
+                buffer, device, level.grid.n_cells, level.plane_stride, level.collision
             )
 
-    # ---- what the run loop reads: the fine level's, where the body is ------------------------
-    @property
-    def levels(self) -> tuple[Simulation, Simulation]:
-        """The levels, coarse first."""
-        return self.coarse, self.fine
-
+    # ---- what the run loop reads: the finest level's, where the body is ---------------------
     @property
     def finest(self) -> Simulation:
         """The level that holds the body: its units, surface and forces are the run's."""
-        return self.fine
+        return self.levels[-1]
+
+    @property
+    def steps_per_coarse_step(self) -> int:
+        """Steps of the finest level per step of the tunnel level, 2^(L - 1)."""
+        return 2 ** (len(self.levels) - 1)
 
     @property
     def units(self) -> LatticeUnits:
-        return self.fine.units
+        return self.finest.units
 
     @property
     def reference_area_m2(self) -> float | None:
-        return self.fine.reference_area_m2
+        return self.finest.reference_area_m2
 
     @property
     def has_surface(self) -> bool:
-        return self.fine.has_surface
+        return self.finest.has_surface
 
     @property
     def fluid_mask(self) -> np.ndarray:
-        return self.fine.fluid_mask
+        return self.finest.fluid_mask
 
     @property
     def step_count(self) -> int:
-        """Fine steps taken."""
-        return self.fine.step_count
+        """Steps of the finest level taken."""
+        return self.finest.step_count
 
     @property
     def slot_force_steps(self) -> int:
-        return self.fine.slot_force_steps
+        return self.finest.slot_force_steps
 
     def attach_surface(self, *args: Any) -> None:
-        """The body's surface, on the fine level (Simulation.attach_surface)."""
-        self.fine.attach_surface(*args)
+        """The body's surface, on the finest level (Simulation.attach_surface)."""
+        self.finest.attach_surface(*args)
 
     def slot_force_sum(self) -> np.ndarray | None:
-        return self.fine.slot_force_sum()
+        return self.finest.slot_force_sum()
 
     def load_slot_force_sum(self, total: np.ndarray | None, steps: int) -> None:
-        self.fine.load_slot_force_sum(total, steps)
+        self.finest.load_slot_force_sum(total, steps)
 
     def coefficients(self, force_lattice: np.ndarray) -> np.ndarray:
-        """Force coefficients of fine-level lattice forces (Simulation.coefficients)."""
-        return self.fine.coefficients(force_lattice)
+        """Force coefficients of finest-level lattice forces (Simulation.coefficients)."""
+        return self.finest.coefficients(force_lattice)
 
     # ---- state ------------------------------------------------------------------------------
     @property
     def n_populations(self) -> int:
-        """Length of the populations of both levels, coarse first."""
-        return self.coarse.n_populations + self.fine.n_populations
+        """Length of the populations of every level, coarsest first."""
+        return sum(level.n_populations for level in self.levels)
 
     def populations(self) -> np.ndarray:
-        """Both levels' current populations on the host, coarse first (a checkpoint's)."""
-        return np.concatenate([self.coarse.populations(), self.fine.populations()])
+        """Every level's current populations on the host, coarsest first (a checkpoint's)."""
+        return np.concatenate([level.populations() for level in self.levels])
 
     def load_populations(self, f_host: np.ndarray, step_count: int) -> None:
-        """Restore a state saved by populations() after step_count fine steps (an even number:
-        checkpoints fall between coarse steps)."""
-        assert step_count % 2 == 0, step_count
-        split = self.coarse.n_populations
-        self.coarse.load_populations(f_host[:split], step_count // 2)
-        self.fine.load_populations(f_host[split:], step_count)
+        """Restore a state saved by populations() after step_count finest steps (a multiple of
+        steps_per_coarse_step: checkpoints fall between coarse steps)."""
+        assert step_count % self.steps_per_coarse_step == 0, step_count
+        start = 0
+        for k, level in enumerate(self.levels):
+            end = start + level.n_populations
+            level.load_populations(f_host[start:end], step_count // 2 ** (len(self.levels) - 1 - k))
+            start = end
 
     # ---- time stepping ----------------------------------------------------------------------
     def advance(self, n_steps: int, accumulate_slot_forces: bool = False) -> np.ndarray:
-        """Take n_steps fine steps (an even number: n_steps / 2 coarse steps); returns the
-        body's forces of each in the fine level's lattice units, [n_steps, 3 kinds, 3 axes]
-        (Simulation.advance)."""
-        assert n_steps % 2 == 0, f"a refined grid steps in pairs of fine steps, not {n_steps}"
-        return self.coupling.advance(self.coarse, self.fine, n_steps // 2, accumulate_slot_forces)
+        """Take n_steps steps of the finest level (a multiple of steps_per_coarse_step); returns
+        the body's forces of each in the finest level's lattice units, [n_steps, 3 kinds,
+        3 axes] (Simulation.advance)."""
+        per = self.steps_per_coarse_step
+        assert n_steps % per == 0, f"{len(self.levels)} levels step in {per}s, not {n_steps}"
+        return advance_nested(self.levels, self.couplings, n_steps // per, accumulate_slot_forces)
 
     @property
     def cell_updates_per_step(self) -> float:
-        """Cell updates (every cell of both grids) per fine step: the fine grid's and half the
-        coarse grid's."""
-        return self.fine.grid.n_cells + 0.5 * self.coarse.grid.n_cells
+        """Cell updates (every cell of every grid) per finest step: level k's cells once per
+        2^(L - 1 - k) finest steps."""
+        n = len(self.levels)
+        return sum(level.grid.n_cells / 2 ** (n - 1 - k) for k, level in enumerate(self.levels))
 
     def cell_updates_per_coarse_step(self) -> int:
-        """The coarse level's stepped cells plus twice the fine level's."""
-        stepped = [
-            int(((s.flags_host & lattice.TYPE_MASK) == lattice.FLUID).sum())
-            for s in (self.coarse, self.fine)
-        ]
-        return stepped[0] + 2 * stepped[1]
+        """The stepped cells of level k 2^k times, summed over the levels."""
+        return sum(
+            2**k * int(((level.flags_host & lattice.TYPE_MASK) == lattice.FLUID).sum())
+            for k, level in enumerate(self.levels)
+        )
 
     # ---- fields -----------------------------------------------------------------------------
-    def level_fields(self) -> tuple[Fields, Fields]:
-        """The current fields of each level, coarse first (Simulation.fields)."""
-        return self.with_free_stream((self.coarse.fields(), self.fine.fields()))
+    def level_fields(self) -> tuple[Fields, ...]:
+        """The current fields of each level, coarsest first (Simulation.fields)."""
+        return self.with_free_stream(tuple(level.fields() for level in self.levels))
 
-    def with_free_stream(self, levels: tuple[Fields, ...]) -> tuple[Fields, Fields]:
-        """The levels' fields with the fine level's free-stream density taken from the coarse
-        level's inlet (the fine level has none of its own): its pressure and Cp are then
+    def with_free_stream(self, levels: tuple[Fields, ...]) -> tuple[Fields, ...]:
+        """The levels' fields with the refined levels' free-stream density taken from the
+        tunnel level's inlet (they have none of their own): their pressure and Cp are then
         against the tunnel's free stream."""
-        coarse, fine = levels
-        rho_inf = free_stream_density(self.coarse, coarse)
-        return coarse, dataclasses.replace(fine, rho_free_stream=rho_inf)
+        rho_inf = free_stream_density(self.levels[0], levels[0])
+        return (
+            levels[0],
+            *(dataclasses.replace(f, rho_free_stream=rho_inf) for f in levels[1:]),
+        )
 
-    def refined_mask(self, stride: int = 1) -> np.ndarray:
-        """uint8 [z, y, x] on the coarse level's physical cells (every stride-th): 1 where the
-        fine level covers the cell (its state there is the mean of its fine cells)."""
-        box = self.layout.box
-        mask = np.zeros(self.coarse.grid.shape_zyx, np.uint8)
+    def refined_mask(self, level: int, stride: int = 1) -> np.ndarray:
+        """uint8 [z, y, x] on the physical cells (every stride-th) of a level that holds
+        another: 1 where the next level covers the cell (its state there is the mean of the
+        finer cells)."""
+        box = self.layouts[level].box
+        sim = self.levels[level]
+        mask = np.zeros(sim.grid.shape_zyx, np.uint8)
         mask[box.lo[2] : box.hi[2], box.lo[1] : box.hi[1], box.lo[0] : box.hi[0]] = 1
-        return mask[self.coarse.grid.interior()][::stride, ::stride, ::stride]
+        return mask[sim.grid.interior()][::stride, ::stride, ::stride]
 
     def refinement_summary(self) -> dict:
-        """summary.json's figures of the levels: dx, grid and origin of each (coarse first), the
-        box as snapped to the coarse cells, and the cell updates per coarse step."""
+        """summary.json's figures of the levels, coarsest first: dx, grid and cells of each, and
+        of each refined level its box as snapped to the cells of the level above; the cell
+        updates per coarse step."""
+        levels = [
+            {
+                "dx_m": s.units.dx_m,
+                "grid_xyz": [s.grid.nx, s.grid.ny, s.grid.nz],
+                "cells": s.grid.n_cells,
+            }
+            for s in self.levels
+        ]
+        for entry, (lo, hi) in zip(levels[1:], self.boxes_m, strict=True):
+            entry["box_lo_m"] = [float(v) for v in lo]
+            entry["box_hi_m"] = [float(v) for v in hi]
         return {
-            "levels": [
-                {
-                    "dx_m": s.units.dx_m,
-                    "grid_xyz": [s.grid.nx, s.grid.ny, s.grid.nz],
-                    "cells": s.grid.n_cells,
-                }
-                for s in self.levels
-            ],
-            "box_lo_m": [float(v) for v in self.box_lo_m],
-            "box_hi_m": [float(v) for v in self.box_hi_m],
+            "levels": levels,
             "cell_updates_per_coarse_step": self.cell_updates_per_coarse_step(),
             "finest_cells_per_length": self.case.resolution.cells_per_length,
         }

@@ -17,11 +17,14 @@ One coarse step (Schornbaum & Ruede 2016's order for two levels):
 3. the ring takes the coarse state halfway between t and t + 1 (its gradient at t), and the fine
    level steps to t + 1;
 4. the coarse ghost cells take the mean of their fine cells at t + 1.
+On more levels (advance_nested) each fine step of 2 and 3 is itself this order one level down,
+recursively, as in waLBerla's levelwise recursion: a level of depth k takes 2^k steps per step of
+the coarsest.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -308,26 +311,38 @@ class LevelCoupling:
             self.collision,
         )
 
-    def advance(
-        self,
-        coarse: SteppedLevel,
-        fine: SteppedLevel,
-        coarse_steps: int,
-        accumulate_slot_forces: bool = False,
-    ) -> np.ndarray:
-        """Take coarse_steps coarse steps (the module docstring's order; twice as many fine ones);
-        returns the fine level's forces of each of its steps, [2 coarse_steps, 3, 3]; with
-        accumulate_slot_forces the fine level sums its per-slot forces (Simulation.advance)."""
-        forces = []
-        for _ in range(coarse_steps):
-            c_now, c_next = coarse.population_buffers()
-            coarse.advance(1)
-            self.explode(coarse, c_now, c_now, 0.0, fine)
-            forces.append(fine.advance(1, accumulate_slot_forces))
-            self.explode(coarse, c_now, c_next, 0.5, fine)
-            forces.append(fine.advance(1, accumulate_slot_forces))
-            self.coalesce(fine, coarse)
-        return np.concatenate(forces) if forces else np.zeros((0, 3, 3))
+
+def advance_nested(
+    levels: Sequence[SteppedLevel],
+    couplings: Sequence[LevelCoupling],
+    coarse_steps: int,
+    accumulate_slot_forces: bool = False,
+) -> np.ndarray:
+    """Take coarse_steps steps of levels[0], each level k + 1 nested in level k and coupled by
+    couplings[k] (the module docstring's order, recursively: the finest level takes 2^(L - 1)
+    steps per coarse step); returns the finest level's forces of each of its steps,
+    [2^(L - 1) coarse_steps, 3, 3]; with accumulate_slot_forces the finest level sums its
+    per-slot forces (Simulation.advance)."""
+    assert len(couplings) == len(levels) - 1, (len(levels), len(couplings))
+    forces: list[np.ndarray] = []
+
+    def step(k: int) -> None:
+        level = levels[k]
+        if k == len(levels) - 1:
+            forces.append(level.advance(1, accumulate_slot_forces))
+            return
+        c_now, c_next = level.population_buffers()
+        level.advance(1)
+        child, coupling = levels[k + 1], couplings[k]
+        coupling.explode(level, c_now, c_now, 0.0, child)
+        step(k + 1)
+        coupling.explode(level, c_now, c_next, 0.5, child)
+        step(k + 1)
+        coupling.coalesce(child, level)
+
+    for _ in range(coarse_steps):
+        step(0)
+    return np.concatenate(forces) if forces else np.zeros((0, 3, 3))
 
 
 class _Level:
@@ -426,7 +441,7 @@ class TwoLevelBox:
 
     def advance(self, coarse_steps: int) -> None:
         """Take coarse_steps coarse steps (twice as many fine ones)."""
-        self.coupling.advance(self.coarse, self.fine, coarse_steps)
+        advance_nested((self.coarse, self.fine), (self.coupling,), coarse_steps)
         self.coarse_steps += coarse_steps
 
     def moments(self) -> tuple[np.ndarray, np.ndarray]:

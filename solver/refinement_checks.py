@@ -12,13 +12,22 @@ from solver.backends.base import Backend
 from solver.refinement import RefinedBox, TwoLevelBox
 
 
-def refined_box_override(lo_m: tuple[float, ...], hi_m: tuple[float, ...]) -> str:
-    """The key=value override that refines the box [lo_m, hi_m) of a case (metres)."""
+def refined_box_override(
+    lo_m: tuple[float, ...],
+    hi_m: tuple[float, ...],
+    *inner: tuple[tuple[float, ...], tuple[float, ...]],
+) -> str:
+    """The key=value override that refines the box [lo_m, hi_m) of a case (metres), and inside
+    it each (lo, hi) box of inner in turn."""
 
     def numbers(values: tuple[float, ...]) -> str:
         return ", ".join(repr(float(v)) for v in values)
 
-    return f"refinement.levels=[{{box_lo_m: [{numbers(lo_m)}], box_hi_m: [{numbers(hi_m)}]}}]"
+    boxes = [(lo_m, hi_m), *inner]
+    items = ", ".join(
+        f"{{box_lo_m: [{numbers(lo)}], box_hi_m: [{numbers(hi)}]}}" for lo, hi in boxes
+    )
+    return f"refinement.levels=[{items}]"
 
 
 #: the uniform flow's refined box inside its 24 x 20 x 16 coarse cells

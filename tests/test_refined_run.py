@@ -55,8 +55,8 @@ def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path)
     assert levels[0]["dx_m"] == pytest.approx(2 * levels[1]["dx_m"])
     assert info["dx_m"] == pytest.approx(levels[1]["dx_m"])  # the body's level
     assert info["refinement"]["finest_cells_per_length"] == 12
-    assert info["refinement"]["box_lo_m"] == pytest.approx([0.2, 0.2, 0.2])
-    assert info["refinement"]["box_hi_m"] == pytest.approx([0.55, 0.4, 0.4])
+    assert levels[1]["box_lo_m"] == pytest.approx([0.2, 0.2, 0.2])
+    assert levels[1]["box_hi_m"] == pytest.approx([0.55, 0.4, 0.4])
     assert info["cells"] == levels[0]["cells"] + levels[1]["cells"]
     assert info["blockage"] == pytest.approx(np.pi * 0.05**2 / 0.36, rel=0.05)
     assert info["inlet_distance_lengths"] == pytest.approx(2.5, abs=0.1)
@@ -78,6 +78,54 @@ def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path)
     # Cp against the tunnel's free stream: about 1 at the stagnation point
     front = body.points[:, 0].argmin()
     assert body["Cp"][front] == pytest.approx(1.0, abs=0.15)
+
+
+def test_three_levels_write_every_level_and_resume_bit_identically(tmp_path):
+    """The small sphere at Re 20 on three levels (3, 6 and 12 cells per diameter; a box 0.15 m
+    round the sphere and 0.2 m more downstream, and inside it the box of the two-level runs):
+    stopped at step 200 inside the averaging window and resumed to 400, forces and every level's
+    fields equal a straight run's bit for bit; the first two levels carry the `refined` mask of
+    the level inside them, summary.json each level's dx and box."""
+    common = [
+        SPHERE,
+        *SMALL,
+        "refinement.levels=[{margin_m: 0.15, wake_m: 0.2}, {margin_m: 0.05, wake_m: 0.15}]",
+        "flow.reynolds=20",
+        "run.check_every=100",
+        "run.checkpoint_every=100",
+        "run.sample_every=20",
+        "run.average_from_step=100",
+        "run.average_steps=300",
+    ]
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    assert run_case.main([*common, "run.max_steps=400", "--out", str(straight)]) == 0
+    assert run_case.main([*common, "run.max_steps=200", "--out", str(split)]) == 0
+    assert run_case.main([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
+    assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
+    for k in range(3):
+        name = f"fields_level{k}.vti"
+        assert (straight / name).read_bytes() == (split / name).read_bytes()
+
+    info = json.loads((straight / "summary.json").read_text())
+    levels = info["refinement"]["levels"]
+    assert [level["dx_m"] for level in levels] == pytest.approx([0.1 / 3, 0.1 / 6, 0.1 / 12])
+    assert info["dx_m"] == pytest.approx(levels[2]["dx_m"])
+    assert levels[2]["box_lo_m"] == pytest.approx([0.2, 0.2, 0.2], abs=1e-9)
+    assert levels[1]["box_lo_m"] == pytest.approx([0.1, 0.1, 0.1], abs=0.1 / 3)
+    assert info["cells"] == sum(level["cells"] for level in levels)
+    assert np.isfinite(info["cd"])
+
+    import pyvista as pv
+
+    data = pv.read(straight / "case.vtm")
+    names = [data.get_block_name(i) for i in range(data.n_blocks)]
+    assert names == ["fields level 0", "fields level 1", "fields level 2", "body"]
+    for k in (0, 1):
+        outer, inner = data[k], data[k + 1]
+        assert outer.spacing == pytest.approx((2 * inner.spacing[0],) * 3)
+        refined = outer["refined"].reshape(outer.dimensions[::-1])
+        box = np.array(levels[k + 1]["box_hi_m"]) - np.array(levels[k + 1]["box_lo_m"])
+        assert refined.sum() == np.prod(box / outer.spacing[0]).round()
 
 
 def test_refined_snapshots_are_one_multiblock_per_step(tmp_path):
