@@ -28,6 +28,21 @@ SMALL_TUNNEL = [
 SMALL = [*SMALL_TUNNEL, "output.images=false", "--backend", "cpu"]
 
 
+def run_straight_and_resumed(tmp_path: Path, common: list[str], n_levels: int) -> Path:
+    """run_case.py with `common` straight to step 400 and, into another folder, to 200 and
+    resumed to 400: asserts forces.csv and each level's fields equal bit for bit; returns the
+    straight run's folder."""
+    straight, split = tmp_path / "straight", tmp_path / "split"
+    assert run_case.main([*common, "run.max_steps=400", "--out", str(straight)]) == 0
+    assert run_case.main([*common, "run.max_steps=200", "--out", str(split)]) == 0
+    assert run_case.main([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
+    assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
+    for k in range(n_levels):
+        name = f"fields_level{k}.vti"
+        assert (straight / name).read_bytes() == (split / name).read_bytes()
+    return straight
+
+
 def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path):
     """Stop at step 200 inside the averaging window (100-400), resume to 400: forces and both
     levels' fields equal a straight run's bit for bit; summary.json holds the levels, the files
@@ -40,13 +55,7 @@ def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path)
         "run.average_from_step=100",
         "run.average_steps=300",
     ]
-    straight, split = tmp_path / "straight", tmp_path / "split"
-    assert run_case.main([*common, "run.max_steps=400", "--out", str(straight)]) == 0
-    assert run_case.main([*common, "run.max_steps=200", "--out", str(split)]) == 0
-    assert run_case.main([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
-    assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
-    for level in ("fields_level0.vti", "fields_level1.vti"):
-        assert (straight / level).read_bytes() == (split / level).read_bytes()
+    straight = run_straight_and_resumed(tmp_path, common, n_levels=2)
     assert not (straight / "fields.vti").exists()
 
     info = json.loads((straight / "summary.json").read_text())
@@ -97,14 +106,7 @@ def test_three_levels_write_every_level_and_resume_bit_identically(tmp_path):
         "run.average_from_step=100",
         "run.average_steps=300",
     ]
-    straight, split = tmp_path / "straight", tmp_path / "split"
-    assert run_case.main([*common, "run.max_steps=400", "--out", str(straight)]) == 0
-    assert run_case.main([*common, "run.max_steps=200", "--out", str(split)]) == 0
-    assert run_case.main([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
-    assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
-    for k in range(3):
-        name = f"fields_level{k}.vti"
-        assert (straight / name).read_bytes() == (split / name).read_bytes()
+    straight = run_straight_and_resumed(tmp_path, common, n_levels=3)
 
     info = json.loads((straight / "summary.json").read_text())
     levels = info["refinement"]["levels"]
