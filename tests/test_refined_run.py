@@ -28,14 +28,17 @@ SMALL_TUNNEL = [
 SMALL = [*SMALL_TUNNEL, "output.images=false", "--backend", "cpu"]
 
 
-def run_straight_and_resumed(tmp_path: Path, common: list[str], n_levels: int) -> Path:
-    """run_case.py with `common` straight to step 400 and, into another folder, to 200 and
-    resumed to 400: asserts forces.csv and each level's fields equal bit for bit; returns the
+def run_straight_and_resumed(
+    tmp_path: Path, common: list[str], n_levels: int, steps: int = 400
+) -> Path:
+    """run_case.py with `common` straight to `steps` and, into another folder, to half of it and
+    resumed to `steps`: asserts forces.csv and each level's fields equal bit for bit; returns the
     straight run's folder."""
     straight, split = tmp_path / "straight", tmp_path / "split"
-    assert run_case.main([*common, "run.max_steps=400", "--out", str(straight)]) == 0
-    assert run_case.main([*common, "run.max_steps=200", "--out", str(split)]) == 0
-    assert run_case.main([*common, "run.max_steps=400", "--out", str(split), "--resume"]) == 0
+    end, half = f"run.max_steps={steps}", f"run.max_steps={steps // 2}"
+    assert run_case.main([*common, end, "--out", str(straight)]) == 0
+    assert run_case.main([*common, half, "--out", str(split)]) == 0
+    assert run_case.main([*common, end, "--out", str(split), "--resume"]) == 0
     assert (straight / "forces.csv").read_bytes() == (split / "forces.csv").read_bytes()
     for k in range(n_levels):
         name = f"fields_level{k}.vti"
@@ -92,7 +95,7 @@ def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path)
 def test_three_levels_write_every_level_and_resume_bit_identically(tmp_path):
     """The small sphere at Re 20 on three levels (3, 6 and 12 cells per diameter; a box 0.15 m
     round the sphere and 0.2 m more downstream, and inside it the box of the two-level runs):
-    stopped at step 200 inside the averaging window and resumed to 400, forces and every level's
+    stopped at step 100 inside the averaging window and resumed to 200, forces and every level's
     fields equal a straight run's bit for bit; the first two levels carry the `refined` mask of
     the level inside them, summary.json each level's dx and box."""
     common = [
@@ -100,13 +103,13 @@ def test_three_levels_write_every_level_and_resume_bit_identically(tmp_path):
         *SMALL,
         "refinement.levels=[{margin_m: 0.15, wake_m: 0.2}, {margin_m: 0.05, wake_m: 0.15}]",
         "flow.reynolds=20",
-        "run.check_every=100",
+        "run.check_every=20",
         "run.checkpoint_every=100",
         "run.sample_every=20",
-        "run.average_from_step=100",
-        "run.average_steps=300",
+        "run.average_from_step=60",
+        "run.average_steps=140",
     ]
-    straight = run_straight_and_resumed(tmp_path, common, n_levels=3)
+    straight = run_straight_and_resumed(tmp_path, common, n_levels=3, steps=200)
 
     info = json.loads((straight / "summary.json").read_text())
     levels = info["refinement"]["levels"]
