@@ -284,10 +284,9 @@ class RefinedSimulation:
             if k + 1 < len(plans):
                 ghost = ghost | self.layouts[k + 1].coarse_ghost_cells()
             finest = k == len(plans) - 1
-            level = Simulation(plan.case, backend, mesh if finest else None, ghost_cells=ghost)
-            shape = (level.grid.nx, level.grid.ny, level.grid.nz)
-            assert shape == plan.layout.fine_xyz, (shape, plan.layout.fine_xyz)
-            levels.append(level)
+            levels.append(
+                Simulation(plan.case, backend, mesh if finest else None, ghost_cells=ghost)
+            )
         self.levels: tuple[Simulation, ...] = tuple(levels)
         self.fidelity: Fidelity = self._tunnel_fidelity()
         cs2_smag = float(case.resolution.smagorinsky_cs) ** 2
@@ -342,6 +341,14 @@ class RefinedSimulation:
             base.body = copy.deepcopy(case.body)
         level_case = box_level_case(base, layout, box_lo_m, dx_p)
         grid = make_grid(level_case, derive_units(level_case, length))
+        for a, axis in enumerate("xyz"):
+            if (grid.nx, grid.ny, grid.nz)[a] != layout.fine_xyz[a]:
+                raise ConfigError(
+                    f"key 'domain.size_m': the domain's {axis} length "
+                    f"{case.domain.size_m[a]:.4g} m is not a whole number of the cells of the "
+                    f"level round {key} ({dx_p:.4g} m), which spans it whole: make it a multiple "
+                    "of them"
+                )
         return _LevelPlan(level_case, grid, layout, box_lo_m, box_hi_m)
 
     def _tunnel_fidelity(self) -> Fidelity:

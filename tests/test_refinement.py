@@ -366,6 +366,8 @@ def test_schaefer_turek_2d1_with_the_cylinder_in_a_refined_box(
     assert sim.cell_updates_per_coarse_step() < uniform_updates / 2.5
 
 
+#: 2D-1 one tunnel cell (two fine cells) deep on two levels
+CYLINDER_DEPTH = ["domain.size_m=[2.2,0.41,0.01]"]
 INSIDE_BOX = refined_box_override((0.05, 0.05, -1.0), (0.8, 0.36, 1.0))
 
 
@@ -385,8 +387,20 @@ INSIDE_BOX = refined_box_override((0.05, 0.05, -1.0), (0.8, 0.36, 1.0))
 def test_bad_refined_boxes_refused_naming_the_key(backend, overrides, message):
     """A box reaching the inlet or the outflow, outside the tunnel, or too close to the cylinder
     (x 0.15-0.25 m, y 0.15-0.25 m; 4 fine cells of 0.005 m needed) or cutting it."""
-    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml", overrides)
+    case = load_case(ROOT / "cases" / "cylinder_2d1.yaml", [*CYLINDER_DEPTH, *overrides])
     with pytest.raises(ConfigError, match=f"key 'refinement.levels\\[0\\]'.*{message}"):
+        RefinedSimulation(case, backend)
+
+
+def test_domain_not_whole_coarse_cells_refused_naming_the_key(backend):
+    """A periodic axis every level spans whole must be a whole number of the tunnel level's cells
+    (here 0.03 m of z at 0.01 m cells: 3 cells, while the box level's 0.005 m cells make 6): one
+    line naming domain.size_m (it crashed on the ghost mask's shape before)."""
+    case = load_case(
+        ROOT / "cases" / "cylinder_2d1.yaml",
+        ["resolution.cells_per_length=20", "domain.size_m=[2.2,0.41,0.025]", INSIDE_BOX],
+    )
+    with pytest.raises(ConfigError, match="key 'domain.size_m': the domain's z length 0.025 m"):
         RefinedSimulation(case, backend)
 
 
@@ -394,7 +408,12 @@ def three_levels(inner_lo_m: tuple[float, ...], inner_hi_m: tuple[float, ...]) -
     """2D-1 on three levels: the tunnel at 5 cells per diameter, INSIDE_BOX at 10 and the box
     [inner_lo_m, inner_hi_m) at 20."""
     boxes = refined_box_override((0.05, 0.05, -1.0), (0.8, 0.36, 1.0), (inner_lo_m, inner_hi_m))
-    return ["resolution.cells_per_length=20", "run.sample_every=40", boxes]
+    return [
+        "resolution.cells_per_length=20",
+        "domain.size_m=[2.2,0.41,0.02]",  # one tunnel cell deep
+        "run.sample_every=40",
+        boxes,
+    ]
 
 
 @pytest.mark.parametrize(
