@@ -66,8 +66,8 @@ def main() -> int:
         r: Predictor(folder, runtime=r, device=args.device, threads=args.threads) for r in RUNTIMES
     }
     meta = predictors["paddle"].meta
-    if meta["kind"] != "paramnet":
-        raise SystemExit("this benchmark times a ParamNet folder")
+    if predictors["paddle"].spec.takes != "parameters":
+        raise SystemExit("this benchmark times a model that takes parameters (a ParamNet folder)")
     low = np.array([q["low"] for q in meta["parameters"]])
     high = np.array([q["high"] for q in meta["parameters"]])
     dygraph = paddle.jit.load(str(folder / "model"))

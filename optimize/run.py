@@ -139,7 +139,7 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
 
     model_folder = Path(config.model)
     predictor = Predictor(model_folder, runtime=config.predictor.runtime)
-    if predictor.kind != "paramnet":
+    if predictor.spec.takes != "parameters":
         raise ConfigError(
             f"key 'model': '{config.model}' holds a {predictor.kind}; the optimizer searches "
             "parameters through a ParamNet"

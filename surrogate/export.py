@@ -29,44 +29,26 @@ from paddle.static import InputSpec
 
 from solver import __version__
 from solver.atomic import atomic_folder
-from surrogate.models import GeoNet, ParamEnsemble
+from surrogate.kinds import KINDS, SurrogateKind
 from surrogate.onnx_export import OPSET, write_onnx
 
 #: Bumped when the folder's layout or the program's inputs or outputs change; the Predictor
 #: refuses other versions. 2: model.onnx, and the outputs named with shapes and dtypes.
 FORMAT_VERSION = 2
 
-#: The program's input name per kind; its shape is [batch, parameters] or [batch, points, 6].
-INPUT_NAMES = {"paramnet": "params", "geonet": "points"}
-#: The program's outputs in order: ONNX output names, shapes (-1: dynamic) and meaning.
-OUTPUTS = {
-    "paramnet": [
-        {"name": "mean", "shape": [-1, 2], "dtype": "float32", "meaning": "Cd, Cl"},
-        {
-            "name": "std",
-            "shape": [-1, 2],
-            "dtype": "float32",
-            "meaning": "standard deviations of Cd, Cl",
-        },
-    ],
-    "geonet": [
-        {"name": "cp", "shape": [-1, -1], "dtype": "float32", "meaning": "Cp at each point"},
-        {"name": "cd", "shape": [-1], "dtype": "float32", "meaning": "Cd"},
-    ],
-}
-
 
 def export_model(
-    model: ParamEnsemble | GeoNet,
-    kind: str,
+    model: paddle.nn.Layer,
+    kind: SurrogateKind,
     folder: Path,
     architecture: dict[str, Any],
     metadata: dict[str, Any],
 ) -> None:
-    """Save model (in eval mode) as a Paddle program and as ONNX, its architecture (the
-    constructor's sizes) and its metadata into folder, replacing what was there."""
-    name = INPUT_NAMES[kind]
-    shape = [-1, len(metadata["parameters"])] if kind == "paramnet" else [-1, -1, 6]
+    """Save model (in eval mode), a network of the given kind, as a Paddle program and as ONNX,
+    its architecture (the constructor's sizes) and its metadata into folder, replacing what was
+    there."""
+    name = kind.input_name
+    shape = kind.input_shape(metadata)
     model.eval()
     with atomic_folder(folder) as tmp:
         paddle.jit.save(
@@ -80,9 +62,9 @@ def export_model(
         }
         meta = {
             "format_version": FORMAT_VERSION,
-            "kind": kind,
+            "kind": kind.name,
             "input": {"name": name, "shape": shape, "dtype": "float32"},
-            "outputs": OUTPUTS[kind],
+            "outputs": kind.outputs,
             "architecture": architecture,
             "normalization": normalization,
             **metadata,
@@ -99,25 +81,11 @@ def export_model(
         (tmp / "surrogate.json").write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def load_dygraph(folder: Path) -> ParamEnsemble | GeoNet:
+def load_dygraph(folder: Path) -> paddle.nn.Layer:
     """The exported model as a dygraph layer in eval mode (gradients flow to its inputs, which a
     program loaded by paddle.jit.load does not give)."""
     meta = json.loads((folder / "surrogate.json").read_text())
-    a, n = meta["architecture"], meta["normalization"]
-    if meta["kind"] == "paramnet":
-        model: ParamEnsemble | GeoNet = ParamEnsemble(
-            a["n_params"],
-            a["n_targets"],
-            a["members"],
-            a["hidden"],
-            np.array(n["x_mean"]),
-            np.array(n["x_scale"]),
-            np.array(n["y_mean"]),
-            np.array(n["y_scale"]),
-        )
-    else:
-        t = n["targets"]
-        model = GeoNet(a["width"], np.array(n["xyz_mean"]), float(n["xyz_scale"][0]), *t)
+    model = KINDS[meta["kind"]].network(meta["architecture"], meta["normalization"])
     model.set_state_dict(paddle.load(str(folder / "weights.pdparams")))
     model.eval()
     return model

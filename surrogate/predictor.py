@@ -26,6 +26,7 @@ import numpy as np
 
 from surrogate.errors import PredictorError
 from surrogate.export import FORMAT_VERSION
+from surrogate.kinds import KINDS, SurrogateKind
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,11 @@ def load_metadata(folder: Path, files: tuple[str, ...]) -> dict[str, Any]:
             f"'{folder}' was exported in format {version}; this version serves format "
             f"{FORMAT_VERSION}: export it again with train_surrogate.py"
         )
+    if meta.get("kind") not in KINDS:
+        raise PredictorError(
+            f"'{folder}' holds a surrogate of unknown kind '{meta.get('kind')}'; this version "
+            f"serves {', '.join(KINDS)}: export it again with train_surrogate.py"
+        )
     for name in files:
         if not (folder / name).is_file():
             raise PredictorError(
@@ -151,6 +157,7 @@ class Predictor:
         self.meta = load_metadata(self.folder, FILES)
         self.runtime = runtime
         self.kind: str = self.meta["kind"]
+        self.spec: SurrogateKind = KINDS[self.kind]
         self._engine = Runtime(self.folder, self.meta, device, precision, threads)
         self.path: str = self._engine.path
         log.info("surrogate %s (%s) served by %s", self.folder, self.kind, self.path)
@@ -165,7 +172,7 @@ class Predictor:
         (one design; a parameter trained at one value may be left out), a list of such mappings,
         or an array [B, d] or [d] in their order (parameter_names). A value outside the trained
         range is flagged in out_of_bounds and logged as a warning."""
-        if self.kind != "paramnet":
+        if self.spec.takes != "parameters":
             raise PredictorError(f"'{self.folder}' holds a {self.kind}: use predict_surface")
         x = parameter_matrix(params, self.meta["parameters"])
         names = self.parameter_names
@@ -205,7 +212,7 @@ class Predictor:
     def predict_surface(self, points_m: np.ndarray, normals: np.ndarray) -> SurfacePrediction:
         """points_m [N, 3] on a closed surface in the solver's frame (metres, x downstream, z up,
         the ground at z = 0), normals [N, 3] outward unit normals."""
-        if self.kind != "geonet":
+        if self.spec.takes != "surface":
             raise PredictorError(f"'{self.folder}' holds a {self.kind}: use predict_parameters")
         points_m, normals = np.asarray(points_m, float), np.asarray(normals, float)
         if points_m.ndim != 2 or points_m.shape[1] != 3 or normals.shape != points_m.shape:

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-#: (min, optimum, max) designs per call. A GeoNet call is usually one surface; Triton may batch
-#: up to 8 surfaces of the same point count.
-BATCH = {"paramnet": (1, 64, 4096), "geonet": (1, 1, 8)}
+from surrogate.kinds import KINDS
+
 #: (min, optimum, max) surface points of a GeoNet input.
 POINTS = (64, 4096, 65536)
 
 
 def profile_shapes(meta: dict[str, Any]) -> list[list[int]]:
     """[min, optimum, max] input shapes of the exported model whose metadata is meta: its
-    input's dynamic axes (-1 in meta["input"]["shape"]) filled from BATCH (axis 0) and POINTS
-    (axis 1)."""
-    sizes = (BATCH[meta["kind"]], POINTS)
+    input's dynamic axes (-1 in meta["input"]["shape"]) filled from its kind's batch_profile
+    (axis 0: designs per call; a GeoNet call is usually one surface, Triton may batch up to 8 of
+    the same point count) and POINTS (axis 1)."""
+    sizes = (KINDS[meta["kind"]].batch_profile, POINTS)
     return [
         [sizes[axis][k] if dim < 0 else dim for axis, dim in enumerate(meta["input"]["shape"])]
         for k in range(3)

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from solver.config import merge_config, read_yaml
 from solver.errors import ConfigError
+from surrogate.kinds import KINDS
 
-MODELS = ("paramnet", "geonet")
+MODELS = tuple(KINDS)  # the registered surrogate kinds (surrogate/kinds.py)
 DEVICES = ("auto", "cpu", "gpu")
 
 

@@ -10,11 +10,10 @@ import logging
 from dataclasses import asdict
 from pathlib import Path
 
-import numpy as np
-
 from solver.atomic import write_text
 from solver.errors import SlipstreamError
 from surrogate.dataset import Dataset
+from surrogate.kinds import KINDS
 from surrogate.train_config import TrainConfig
 
 log = logging.getLogger(__name__)
@@ -26,8 +25,6 @@ def train_and_export(config: TrainConfig, out: Path, resume: bool = False) -> di
     import paddle
 
     from surrogate.export import export_model
-    from surrogate.metrics import coefficient_metrics, cp_relative_l2
-    from surrogate.tasks import GeoTask, ParamTask
     from surrogate.training import Trainer, init_parallel, split_shapes
 
     gpu = paddle.is_compiled_with_cuda() and paddle.device.cuda.device_count() > 0
@@ -55,7 +52,8 @@ def train_and_export(config: TrainConfig, out: Path, resume: bool = False) -> di
         len(test_rows),
     )
     paddle.seed(config.optim.seed)
-    task = (ParamTask if config.model == "paramnet" else GeoTask)(ds, train_rows, val_rows, config)
+    kind = KINDS[config.model]
+    task = kind.task(ds, train_rows, val_rows, config)
     if config.init_from:
         warm_start(task.model, Path(config.init_from))
     trainer = Trainer(
@@ -82,59 +80,21 @@ def train_and_export(config: TrainConfig, out: Path, resume: bool = False) -> di
         "epochs": trainer.epoch,
         "best_epoch": trainer.best_epoch,
     }
+    report = kind.test_report(task, ds, test_rows)
+    metrics.update(report.metrics)
     rows = io.StringIO()
     writer = csv.writer(rows, lineterminator="\n")
-    if config.model == "paramnet":
-        mean, std = task.predict(test_rows)
-        metrics.update(coefficient_metrics("cd", ds.cd[test_rows], mean[:, 0], std[:, 0]))
-        metrics.update(coefficient_metrics("cl", ds.cl[test_rows], mean[:, 1], std[:, 1]))
-        writer.writerow(
-            ["sample_id", "cd_lbm", "cd_predicted", "cd_std", "cl_lbm", "cl_predicted", "cl_std"]
-        )
-        for k, r in enumerate(test_rows):
-            writer.writerow(
-                [ds.ids[r], ds.cd[r], mean[k, 0], std[k, 0], ds.cl[r], mean[k, 1], std[k, 1]]
-            )
-        extra = {
-            "parameters": [
-                {"name": n, "unit": u, "low": float(lo), "high": float(hi)}
-                for n, u, lo, hi in zip(
-                    ds.parameter_names, ds.parameter_units, ds.low, ds.high, strict=False
-                )
-            ]
-        }
-    else:
-        cp, cd = task.predict(test_rows)
-        metrics.update(coefficient_metrics("cd", ds.cd[test_rows], cd))
-        metrics["cp_relative_l2"] = float(
-            np.mean([cp_relative_l2(task.cp[r], cp[k]) for k, r in enumerate(test_rows)])
-        )
-        writer.writerow(["sample_id", "cd_lbm", "cd_predicted", "cp_relative_l2"])
-        for k, r in enumerate(test_rows):
-            writer.writerow([ds.ids[r], ds.cd[r], cd[k], cp_relative_l2(task.cp[r], cp[k])])
-        xyz = task.points[train_rows, :, :3].reshape(-1, 3)
-        extra = {
-            "trained_extent_m": [xyz.min(0).tolist(), xyz.max(0).tolist()],
-            "family": ds.family,
-        }
+    writer.writerow(report.header)
+    writer.writerows(report.rows)
     write_text(out / "test_predictions.csv", rows.getvalue())
     write_text(out / "metrics.json", json.dumps(metrics, indent=2) + "\n")
-    if config.model == "paramnet":
-        architecture = {
-            "n_params": len(ds.parameter_names),
-            "n_targets": 2,
-            "members": config.paramnet.members,
-            "hidden": list(config.paramnet.hidden),
-        }
-    else:
-        architecture = {"width": config.geonet.width}
     export_model(
         task.model,
-        config.model,
+        kind,
         out / "model",
-        architecture,
+        kind.architecture(config, ds),
         {
-            **extra,
+            **report.metadata,
             "dataset": {
                 "folder": str(config.dataset),
                 "config_hash": ds.config_hash,

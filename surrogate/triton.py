@@ -20,8 +20,9 @@ from typing import Any
 
 from solver.atomic import atomic_folder
 from surrogate.errors import PredictorError
+from surrogate.kinds import KINDS
 from surrogate.predictor import PRECISIONS, load_metadata
-from surrogate.profile import BATCH, profile_strings
+from surrogate.profile import profile_strings
 
 #: Triton's name of the metadata's dtypes.
 DATA_TYPES = {"float32": "TYPE_FP32"}
@@ -70,7 +71,7 @@ def model_config(meta: dict[str, Any], name: str, precision: str) -> str:
 # (docs/deployment.md)
 name: "{name}"
 backend: "onnxruntime"
-max_batch_size: {BATCH[meta["kind"]][2]}
+max_batch_size: {KINDS[meta["kind"]].batch_profile[2]}
 input [
 {_tensor(meta["input"])}
 ]

@@ -21,6 +21,7 @@ PARAMETERS = [{"name": f"p{i}", "unit": "-", "low": 0.0, "high": 1.0} for i in r
 def exported(tmp_path_factory):
     """{kind: (dygraph model, exported folder)} for an untrained ParamNet and GeoNet."""
     from surrogate.export import export_model
+    from surrogate.kinds import KINDS
     from surrogate.models import GeoNet, ParamEnsemble
 
     paddle.seed(1)
@@ -35,9 +36,9 @@ def exported(tmp_path_factory):
         np.array([0.4, 0.1]),
         np.array([0.05, 0.1]),
     )
-    export_model(paramnet, "paramnet", tmp / "paramnet", {}, {"parameters": PARAMETERS})
+    export_model(paramnet, KINDS["paramnet"], tmp / "paramnet", {}, {"parameters": PARAMETERS})
     geonet = GeoNet(32, np.array([2.0, 0.0, 0.7]), 1.5, -0.3, 0.5, 0.35, 0.04)
-    export_model(geonet, "geonet", tmp / "geonet", {}, {"parameters": []})
+    export_model(geonet, KINDS["geonet"], tmp / "geonet", {}, {"parameters": []})
     return {"paramnet": (paramnet, tmp / "paramnet"), "geonet": (geonet, tmp / "geonet")}
 
 
@@ -103,6 +104,7 @@ def test_a_failed_conversion_is_one_line_and_leaves_no_folder(tmp_path, monkeypa
 
     import surrogate.export
     from surrogate.export import export_model
+    from surrogate.kinds import KINDS
     from surrogate.models import ParamEnsemble
     from surrogate.onnx_export import OnnxExportError, write_onnx
 
@@ -133,5 +135,7 @@ def test_a_failed_conversion_is_one_line_and_leaves_no_folder(tmp_path, monkeypa
     monkeypatch.setattr(surrogate.export, "write_onnx", fail)
     model = ParamEnsemble(4, 2, 1, [4], np.zeros(4), np.ones(4), np.zeros(2), np.ones(2))
     with pytest.raises(OnnxExportError):
-        export_model(model, "paramnet", tmp_path / "out" / "model", {}, {"parameters": PARAMETERS})
+        export_model(
+            model, KINDS["paramnet"], tmp_path / "out" / "model", {}, {"parameters": PARAMETERS}
+        )
     assert list((tmp_path / "out").iterdir()) == []

@@ -23,6 +23,7 @@ PARAMETERS = [
 def exported(tmp_path_factory):
     """The exported folder of an untrained three-parameter ensemble."""
     from surrogate.export import export_model
+    from surrogate.kinds import KINDS
     from surrogate.models import ParamEnsemble
 
     paddle.seed(0)
@@ -38,7 +39,7 @@ def exported(tmp_path_factory):
         np.array([0.05, 0.1]),
     )
     folder = tmp_path_factory.mktemp("paramnet") / "model"
-    export_model(model, "paramnet", folder, architecture, {"parameters": PARAMETERS})
+    export_model(model, KINDS["paramnet"], folder, architecture, {"parameters": PARAMETERS})
     return folder
 
 
@@ -145,4 +146,21 @@ def test_a_folder_without_model_onnx_a_missing_onnxruntime_and_unknown_options_a
         PredictorError, match="the onnxruntime package is not installed: pip install onnxruntime"
     ) as err:
         Predictor(exported, runtime="onnxruntime")
+    assert "\n" not in str(err.value)
+
+
+def test_a_folder_of_an_unknown_kind_is_refused_in_one_line(exported, tmp_path):
+    import json
+    import shutil
+
+    from surrogate.predictor import Predictor, PredictorError
+
+    folder = tmp_path / "model"
+    shutil.copytree(exported, folder)
+    meta = json.loads((folder / "surrogate.json").read_text())
+    (folder / "surrogate.json").write_text(json.dumps({**meta, "kind": "pointnet"}))
+    with pytest.raises(
+        PredictorError, match="unknown kind 'pointnet'; this version serves paramnet, geonet"
+    ) as err:
+        Predictor(folder, runtime="paddle", device="cpu")
     assert "\n" not in str(err.value)

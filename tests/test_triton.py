@@ -25,19 +25,20 @@ def serve(args: list) -> int:
 def exported(tmp_path_factory):
     """{kind: exported folder} of an untrained ParamNet (5 parameters) and GeoNet."""
     from surrogate.export import export_model
+    from surrogate.kinds import KINDS
     from surrogate.models import GeoNet, ParamEnsemble
 
     tmp = tmp_path_factory.mktemp("triton_models")
     export_model(
         ParamEnsemble(5, 2, 2, [8], np.zeros(5), np.ones(5), np.zeros(2), np.ones(2)),
-        "paramnet",
+        KINDS["paramnet"],
         tmp / "paramnet",
         {},
         {"parameters": PARAMETERS, "training": {"name": "pn_demo"}},
     )
     export_model(
         GeoNet(16, np.zeros(3), 1.0, 0.0, 1.0, 0.3, 0.1),
-        "geonet",
+        KINDS["geonet"],
         tmp / "geonet",
         {},
         {"parameters": []},
@@ -57,7 +58,8 @@ def parse(path):
 def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(
     tmp_path, exported, kind, name, precision
 ):
-    from surrogate.profile import BATCH, POINTS
+    from surrogate.kinds import KINDS
+    from surrogate.profile import POINTS
 
     folder = exported[kind]
     repository = tmp_path / "repository"
@@ -76,7 +78,7 @@ def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(
     c = parse(repository / name / "config.pbtxt")
     fp32 = model_config_pb2.DataType.Value("TYPE_FP32")
     assert c.name == name and c.backend == "onnxruntime" and c.platform == ""
-    assert c.max_batch_size == BATCH[kind][2]
+    assert c.max_batch_size == KINDS[kind].batch_profile[2]
     assert c.dynamic_batching.max_queue_delay_microseconds == 100
 
     (tensor,) = c.input
@@ -99,9 +101,11 @@ def test_the_config_parses_with_tritons_protobuf_and_matches_the_model(
     assert accelerator.name == "tensorrt"
     d = len(PARAMETERS)
     profile = (
-        [f"params:{b}x{d}" for b in BATCH["paramnet"]]
+        [f"params:{b}x{d}" for b in KINDS["paramnet"].batch_profile]
         if kind == "paramnet"
-        else [f"points:{b}x{n}x6" for b, n in zip(BATCH["geonet"], POINTS, strict=False)]
+        else [
+            f"points:{b}x{n}x6" for b, n in zip(KINDS["geonet"].batch_profile, POINTS, strict=False)
+        ]
     )
     assert dict(accelerator.parameters) == {
         "precision_mode": precision.upper(),
