@@ -18,6 +18,7 @@ import numpy as np
 from shapes.geometry_config import FAMILIES
 from solver.config import merge_config
 from solver.errors import SlipstreamError
+from surrogate.dataset import DatasetMeta
 from surrogate.sample_job import SampleJob, run_sample
 from surrogate.sweep_config import RecordConfig
 from surrogate.train_config import TrainConfig
@@ -32,8 +33,8 @@ def add_to_dataset(
     dataset: Path, family: str, names: list[str], designs: list[np.ndarray], backend: str
 ) -> int:
     """Simulate designs into the dataset as new samples; returns how many succeeded."""
-    meta = json.loads((dataset / "dataset.json").read_text())
-    definition = meta["definition"]
+    meta = DatasetMeta.read(dataset)
+    definition = meta.definition
     samples = dataset / "samples"
     ids = [int(m[1]) for p in samples.glob("sample_*") if (m := re.match(r"sample_(\d+)", p.name))]
     next_id = max([ADDED_ID_START - 1, *ids]) + 1
@@ -47,7 +48,7 @@ def add_to_dataset(
             units=units,
             base_case=definition["case"],
             record=RecordConfig(**definition["record"]),
-            config_hash=meta["config_hash"],
+            config_hash=meta.config_hash,
             samples_dir=str(samples),
             backend=backend,
             seed=next_id + offset,

@@ -192,7 +192,6 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
     f = PipelineFolders(out)
     images = out / "images"
     ds = Dataset(f.dataset)
-    meta = json.loads((f.dataset / "dataset.json").read_text())
     sweep = json.loads((f.dataset / "sweep_summary.json").read_text())
     metrics = json.loads((f.surrogate / "metrics.json").read_text())
     result = json.loads((f.optimize / "result.json").read_text())
@@ -216,18 +215,18 @@ def build_report(out: Path, records: dict[str, StageRecord]) -> list[Block]:
             ],
         ),
     ]
-    free = [p for p in meta["parameters"] if p["high"] > p["low"]]
+    free = [p for p in ds.meta.parameters if p.high > p.low]
     blocks += [
         Block("heading", "Dataset"),
         Block(
             "text",
-            f"{len(ds)} {meta['family']} shapes simulated ({sweep['failed']} failed) from a "
+            f"{len(ds)} {ds.family} shapes simulated ({sweep['failed']} failed) from a "
             f"design of experiments over {len(free)} parameters:",
         ),
         Block(
             "table",
             rows=[["parameter", "unit", "low", "high"]]
-            + [[p["name"], p["unit"], f"{p['low']:g}", f"{p['high']:g}"] for p in free],
+            + [[p.name, p.unit, f"{p.low:g}", f"{p.high:g}"] for p in free],
         ),
         Block(
             "text",

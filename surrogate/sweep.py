@@ -41,6 +41,7 @@ from solver.atomic import write_text
 from solver.config import merge_case, read_yaml, to_yaml
 from solver.errors import ConfigError, OutputError
 from surrogate.case_geometry import CASE_SCHEMA
+from surrogate.dataset import DatasetMeta
 from surrogate.executors import Executor
 from surrogate.sample_job import SampleJob, SampleOutcome, failure_path, sample_path
 from surrogate.sample_record import SCHEMA_VERSION, STAGES, check_sample
@@ -151,17 +152,17 @@ def prepare_folder(plan: SweepPlan, sweep_yaml: str, overwrite: bool) -> None:
             for name in ("samples", "dataset.json", "index.csv", "sweep_summary.json"):
                 target = folder / name
                 shutil.rmtree(target) if target.is_dir() else target.unlink(missing_ok=True)
-    meta = {
-        "schema_version": SCHEMA_VERSION,
-        "config_hash": plan.config_hash,
-        "family": plan.config.family,
-        "parameters": [asdict(r) for r in plan.ranges],
-        "solver_version": __version__,
-        "definition": plan.definition,
-    }
     if not meta_path.is_file():
-        meta["created_utc"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+        meta = DatasetMeta(
+            schema_version=SCHEMA_VERSION,
+            config_hash=plan.config_hash,
+            family=plan.config.family,
+            parameters=list(plan.ranges),
+            solver_version=__version__,
+            definition=plan.definition,
+            created_utc=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        )
+        write_text(meta_path, meta.to_json())
     write_text(folder / "sweep.yaml", sweep_yaml)
     case = merge_case(plan.base_case, [], schema=CASE_SCHEMA)
     write_text(folder / "case.yaml", to_yaml(case))

@@ -246,3 +246,33 @@ def test_four_samples_through_a_local_ray(tmp_path):
     assert sorted(ds.ids.tolist()) == [0, 1, 2, 3] and np.all(np.isfinite(ds.cd))
     summary = json.loads((out / "sweep_summary.json").read_text())
     assert summary["ok"] == 4 and summary["executor"].startswith("ray")
+
+
+def test_dataset_json_reads_back_typed_and_a_damaged_one_is_one_line(tmp_path):
+    from surrogate.dataset import DatasetError, DatasetMeta
+    from surrogate.sample_record import SCHEMA_VERSION
+    from surrogate.sweep_config import Range
+
+    meta = DatasetMeta(
+        schema_version=SCHEMA_VERSION,
+        config_hash="abc123",
+        family="car",
+        parameters=[
+            Range("backlight_angle_deg", "deg", 15.0, 45.0),
+            Range("length_m", "m", 4.5, 4.5),
+        ],
+        solver_version="0.0",
+        definition={"case": {"name": "car"}, "record": {}},
+        created_utc="2026-12-03T20:00:00+00:00",
+    )
+    (tmp_path / "dataset.json").write_text(meta.to_json())
+    assert DatasetMeta.read(tmp_path) == meta
+    damaged = json.loads(meta.to_json())
+    del damaged["family"]
+    (tmp_path / "dataset.json").write_text(json.dumps(damaged))
+    with pytest.raises(DatasetError, match="dataset.json' lacks or mistypes 'family'") as err:
+        DatasetMeta.read(tmp_path)
+    assert "\n" not in str(err.value)
+    (tmp_path / "dataset.json").write_text(json.dumps({**damaged, "schema_version": -1}))
+    with pytest.raises(DatasetError, match="has dataset schema -1"):
+        DatasetMeta.read(tmp_path)
