@@ -81,6 +81,12 @@ def main() -> int:
     (ox, oy, _), dx = grid.origin, grid.spacing[0]
     x_nose, x_tail = surface.points[:, 0].min(), surface.points[:, 0].max()
     j = int(round((args.y_m - oy) / dx))
+    if not 0 <= j < ny:
+        print(
+            f"roof_profile: --y-m {args.y_m} lies outside the finest level's fields",
+            file=sys.stderr,
+        )
+        return 2
     columns = [i for i in range(nx) if x_nose <= ox + i * dx <= x_tail]
     # the first fluid cell above the body in each column of the line
     first = {}
@@ -88,6 +94,9 @@ def main() -> int:
         body = np.nonzero(solid[:, j, i])[0]
         if body.size:
             first[i] = body.max() + 1
+    if not first:
+        print(f"roof_profile: the line y = {args.y_m} m meets no body cell", file=sys.stderr)
+        return 2
     roof_k = np.bincount(list(first.values())).argmax()  # the roof's first fluid row
     roof = [i for i in columns if first.get(i) == roof_k]
     print(

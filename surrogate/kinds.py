@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class TestReport:
+class HeldOutReport:
     """A trained model on the test split: metrics for metrics.json, the rows of
     test_predictions.csv under its header, and the metadata surrogate.json adds for this kind."""
 
@@ -61,7 +61,7 @@ class SurrogateKind:
         """The network's constructor sizes, as surrogate.json keeps them."""
         raise NotImplementedError
 
-    def test_report(self, task, ds: Dataset, test: np.ndarray) -> TestReport:
+    def test_report(self, task, ds: Dataset, test: np.ndarray) -> HeldOutReport:
         raise NotImplementedError
 
     def network(self, architecture: dict[str, Any], normalization: dict[str, Any]):
@@ -102,7 +102,7 @@ class ParamNetKind(SurrogateKind):
             "hidden": list(config.paramnet.hidden),
         }
 
-    def test_report(self, task, ds: Dataset, test: np.ndarray) -> TestReport:
+    def test_report(self, task, ds: Dataset, test: np.ndarray) -> HeldOutReport:
         from surrogate.metrics import coefficient_metrics
 
         mean, std = task.predict(test)
@@ -122,7 +122,7 @@ class ParamNetKind(SurrogateKind):
         ]
         header = ["sample_id", "cd_lbm", "cd_predicted", "cd_std"]
         header += ["cl_lbm", "cl_predicted", "cl_std"]
-        return TestReport(metrics, header, rows, {"parameters": parameters})
+        return HeldOutReport(metrics, header, rows, {"parameters": parameters})
 
     def network(self, architecture: dict[str, Any], normalization: dict[str, Any]):
         from surrogate.models import ParamEnsemble
@@ -163,7 +163,7 @@ class GeoNetKind(SurrogateKind):
     def architecture(self, config: TrainConfig, ds: Dataset) -> dict[str, Any]:
         return {"width": config.geonet.width}
 
-    def test_report(self, task, ds: Dataset, test: np.ndarray) -> TestReport:
+    def test_report(self, task, ds: Dataset, test: np.ndarray) -> HeldOutReport:
         from surrogate.metrics import coefficient_metrics, cp_relative_l2
 
         cp, cd = task.predict(test)
@@ -178,7 +178,7 @@ class GeoNetKind(SurrogateKind):
             "trained_extent_m": [xyz.min(0).tolist(), xyz.max(0).tolist()],
             "family": ds.family,
         }
-        return TestReport(
+        return HeldOutReport(
             metrics, ["sample_id", "cd_lbm", "cd_predicted", "cp_relative_l2"], rows, metadata
         )
 
