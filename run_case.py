@@ -18,7 +18,6 @@ import logging
 import re
 import shutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +26,7 @@ from shapes.mesh import TriangleMesh, write_mesh
 from shapes.solids import primitive_surface
 from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
+from solver.callbacks import Callback, IterationInterval
 from solver.cli_logging import configure_logging
 from solver.config import CaseConfig, collision_operator, load_case
 from solver.errors import SlipstreamError
@@ -53,7 +53,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 class ProgressBar:
-    """tqdm on a terminal; a log line every tenth of the run otherwise."""
+    """The run's progress callback: tqdm on a terminal; a log line every tenth of the run
+    otherwise."""
 
     def __init__(self, total: int) -> None:
         self.total = total
@@ -64,7 +65,9 @@ class ProgressBar:
 
             self.bar = tqdm(total=total, unit="step", dynamic_ncols=True)
 
-    def __call__(self, step: int, total: int, cd: float, rate: float) -> None:
+    def __call__(self, runner: Runner) -> None:
+        step, total = runner.state.step, self.total
+        cd, rate = runner.recent_cd(), runner.steps_per_second()
         eta = (total - step) / rate if rate > 0 else float("nan")
         if self.bar is not None:
             self.bar.n = step
@@ -128,25 +131,22 @@ def write_level_fields(
         write_atomically(out / f"{stem}.vtm", lambda tmp: write_vtm(tmp, blocks))
 
 
-def snapshot_writer(
-    case: CaseConfig, sim: Simulation | RefinedSimulation, out: Path
-) -> Callable[[int], None] | None:
-    """The run loop's snapshot callback: the instantaneous fields as snapshots/fields_<step>.vti
-    (on levels, a .vti per level and snapshots/fields_<step>.vtm holding them)."""
-    if not case.output.snapshot_every:
-        return None
+def snapshot_writer(case: CaseConfig, sim: Simulation | RefinedSimulation, out: Path) -> Callback:
+    """The snapshot callback, every output.snapshot_every steps: the instantaneous fields as
+    snapshots/fields_<step>.vti (on levels, a .vti per level and snapshots/fields_<step>.vtm
+    holding them)."""
 
-    def write(step: int) -> None:
+    def write(runner: Runner) -> None:
         write_level_fields(
             out / "snapshots",
-            f"fields_{step:08d}",
+            f"fields_{runner.state.step:08d}",
             sim,
             sim.level_fields(),
             None,
             case.output.stride,
         )
 
-    return write
+    return Callback(write, IterationInterval(case.output.snapshot_every))
 
 
 def clear_derived_outputs(out: Path) -> None:
@@ -273,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.resume:
             clear_derived_outputs(out)
         progress = ProgressBar(case.run.max_steps)
-        runner = Runner(sim, out / "checkpoint", progress, snapshot_writer(case, sim, out))
+        callbacks = [Callback(progress, IterationInterval(case.run.check_every))]
+        if case.output.snapshot_every:
+            callbacks.append(snapshot_writer(case, sim, out))
+        runner = Runner(sim, out / "checkpoint", callbacks)
         if args.resume:
             runner.resume()
         try:

@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from solver.callbacks import Callback
 from solver.checkpoint import Checkpoint, load_checkpoint, save_checkpoint
 from solver.config import CaseConfig
 from solver.errors import DivergenceError
@@ -33,11 +34,6 @@ log = logging.getLogger(__name__)
 
 #: A lattice speed above this (Mach ~0.7) means the run has blown up.
 RUNAWAY_U_LATTICE = 0.4
-
-#: progress(step, max_steps, mean Cd over the last convergence window, steps_per_second)
-ProgressFn = Callable[[int, int, float, float], None]
-#: snapshot(step): called every output.snapshot_every steps; it reads what it needs from the sim
-SnapshotFn = Callable[[int], None]
 
 
 @dataclass
@@ -177,20 +173,19 @@ def bulk_velocity(sim: Simulation | RefinedSimulation, fields: Fields) -> float:
 
 class Runner:
     """Drives one Simulation (or RefinedSimulation: its steps are the fine level's) according to
-    its case's ``run`` settings."""
+    its case's ``run`` settings: the model is the Simulation, the Runner the time stepping around
+    it (Oceananigans' Simulation), with the callbacks (solver/callbacks.py) that observe it."""
 
     def __init__(
         self,
         sim: Simulation | RefinedSimulation,
         checkpoint_dir: Path | None = None,
-        progress: ProgressFn | None = None,
-        snapshot: SnapshotFn | None = None,
+        callbacks: Sequence[Callback] = (),
     ) -> None:
         self.sim = sim
         self.case: CaseConfig = sim.case
         self.checkpoint_dir = checkpoint_dir
-        self.progress = progress
-        self.snapshot = snapshot
+        self.callbacks = list(callbacks)
         # One clock: a simulation already advanced (sim.advance) continues from its step count;
         # the forces of the steps this runner did not see are NaN in its history.
         steps_before = sim.step_count
@@ -198,6 +193,21 @@ class Runner:
             step=steps_before,
             forces=[np.full((steps_before, 3, 3), np.nan)] if steps_before else [],
         )
+        self._start_step, self._t0 = steps_before, time.perf_counter()
+
+    def add_callback(self, callback: Callback) -> None:
+        """Observe the run with callback from the next step its schedule names."""
+        self.callbacks.append(callback)
+
+    def steps_per_second(self) -> float:
+        """The stepping rate of this run() so far [steps/s]."""
+        return (self.state.step - self._start_step) / max(time.perf_counter() - self._t0, 1e-9)
+
+    def recent_cd(self) -> float:
+        """Mean Cd over the last convergence window (NaN before the first step)."""
+        window = self.case.run.convergence.window_steps
+        cd = self.sim.coefficients(self.state.recent_forces(window)[:, FORCE_TOTAL])[:, 0]
+        return float(cd.mean()) if cd.size else math.nan
 
     def resume(self) -> None:
         """Continue from the checkpoint in checkpoint_dir (CheckpointError if unusable)."""
@@ -213,9 +223,9 @@ class Runner:
         stops = [r.max_steps, (s.step // r.check_every + 1) * r.check_every]
         if s.phase == "develop" and s.step < r.average_from_step:
             stops.append(r.average_from_step)
-        for every in (r.checkpoint_every, self.case.output.snapshot_every if self.snapshot else 0):
-            if every:
-                stops.append((s.step // every + 1) * every)
+        if r.checkpoint_every:
+            stops.append((s.step // r.checkpoint_every + 1) * r.checkpoint_every)
+        stops.extend(c.schedule.next_after(s.step) for c in self.callbacks)
         if s.phase == "average" and s.average_start is not None:
             offset = s.step - s.average_start
             stops.append(s.step + r.sample_every - offset % r.sample_every)
@@ -223,10 +233,10 @@ class Runner:
         return min(stops)
 
     def run(self) -> RunResult:
-        """Step until converged and averaged, or the step limit; checks, snapshots and
+        """Step until converged and averaged, or the step limit; checks, callbacks and
         checkpoints on their step multiples."""
         r, s, sim = self.case.run, self.state, self.sim
-        start_step, t0 = s.step, time.perf_counter()
+        self._start_step, self._t0 = s.step, time.perf_counter()
         while s.phase != "done" and s.step < r.max_steps:
             stop = self._next_stop()
             forces = sim.advance(stop - s.step, accumulate_slot_forces=s.phase == "average")
@@ -243,40 +253,29 @@ class Runner:
             checkpoint_due = bool(
                 self.checkpoint_dir and r.checkpoint_every and s.step % r.checkpoint_every == 0
             )
-            every = self.case.output.snapshot_every
-            snapshot_due = bool(self.snapshot and every and s.step % every == 0)
-            levels = None
-            if check_due or checkpoint_due or snapshot_due or s.phase == "done":
+            due = [c for c in self.callbacks if c.schedule.due(s.step)]
+            if check_due or checkpoint_due or due or s.phase == "done":
                 levels = sim.level_fields()
                 check_health(sim, s, levels, forces)  # nothing dead is saved or written
-            if check_due:
-                assert levels is not None
-                self._check(start_step, t0, levels[-1])
-            if snapshot_due:
-                assert self.snapshot is not None
-                self.snapshot(s.step)
+                if check_due:
+                    self._check(levels[-1])
+            for callback in due:
+                callback.func(self)
             if checkpoint_due:
                 assert self.checkpoint_dir is not None
                 s.slot_force_sum, s.slot_force_steps = sim.slot_force_sum(), sim.slot_force_steps
                 save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))
         sim.backend.synchronize()
-        wall = time.perf_counter() - t0
-        return self._result(wall, s.step - start_step)
+        wall = time.perf_counter() - self._t0
+        return self._result(wall, s.step - self._start_step)
 
-    def _check(self, start_step: int, t0: float, fields: Fields) -> None:
-        """Report progress; in the develop phase, test for convergence: of Cd where there is a
-        body, else of the bulk velocity (a channel: its mean over the fluid, sampled at each
-        check)."""
+    def _check(self, fields: Fields) -> None:
+        """In the develop phase, test for convergence: of Cd where there is a body, else of the
+        bulk velocity (a channel: its mean over the fluid, sampled at each check)."""
         r, s, sim = self.case.run, self.state, self.sim
         window = r.convergence.window_steps
         cd = sim.coefficients(s.recent_forces(2 * window)[:, FORCE_TOTAL])[:, 0]
         s.bulk_velocity.append(bulk_velocity(sim, fields))
-        if self.progress:
-            rate = (s.step - start_step) / max(time.perf_counter() - t0, 1e-9)
-            recent = cd[-window:]
-            self.progress(
-                s.step, r.max_steps, float(recent.mean()) if recent.size else math.nan, rate
-            )
         if sim.reference_area_m2 is not None:
             monitor, window_samples, what = cd, window, "Cd"
         else:
