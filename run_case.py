@@ -22,8 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
-from shapes.mesh import TriangleMesh, write_mesh
-from shapes.solids import primitive_surface
+from shapes.case_geometry import CASE_SCHEMA, case_mesh
+from shapes.mesh import write_mesh
+from slipstream.model import attach_body_surface
 from solver.atomic import write_atomically
 from solver.backends import BACKENDS, select_backend
 from solver.callbacks import Callback, IterationInterval
@@ -36,7 +37,6 @@ from solver.results import check_output_folder, field_origin, physical_fields, w
 from solver.run import Runner
 from solver.simulation import Fields, Simulation
 from solver.surface import surface_pressure, surface_shear
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 from viz.numbers import coefficient
 
 log = logging.getLogger("run_case")
@@ -202,26 +202,6 @@ def draw_pictures(out: Path) -> None:
         )
 
 
-def body_surface(
-    case: CaseConfig, sim: Simulation | RefinedSimulation, mesh: TriangleMesh | None
-) -> TriangleMesh | None:
-    """The body's surface for Cp: its mesh, or a tessellation of the analytic primitive."""
-    if mesh is not None or case.body.shape == "none":
-        return mesh
-    b = case.body
-    lo = np.asarray(case.domain.origin_m, float)
-    return primitive_surface(
-        b.shape,
-        b.center_m,
-        b.radius_m,
-        b.size_m,
-        "xyz".index(b.axis),
-        lo,
-        lo + np.asarray(case.domain.size_m, float),
-        sim.units.dx_m,
-    )
-
-
 def describe_grids(sim: Simulation | RefinedSimulation) -> str:
     """'grid 64 x 32 x 32 (0.07 M cells)', one such per level on refinement levels."""
     parts = [
@@ -252,9 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         backend = select_backend(args.backend)
         sim = make_simulation(case, backend, mesh)
         body_level = sim.finest
-        surface_mesh = body_surface(case, sim, mesh)
-        if surface_mesh is not None:
-            sim.attach_surface(surface_mesh.vertices_m, surface_mesh.faces, *surface_mesh.parts())
+        surface_mesh = attach_body_surface(case, sim, mesh)
         u = sim.units
         log.info(
             "%s on %s: %s, Re %.4g, Mach %.3f, tau %.7f, dx %.4g m, dt %.4g s (at the body), "

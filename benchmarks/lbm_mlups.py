@@ -136,9 +136,9 @@ def car_cases(cells: int, overrides: list[str] | None = None) -> tuple:
     """cases/car.yaml at `cells` per length with `overrides` (key=value), its mesh, and the same
     grid with BGK at tau = 0.6 (the lattice speed kept, the viscosity raised: a timing case, not
     a flow to look at)."""
+    from shapes.case_geometry import CASE_SCHEMA, case_mesh
     from solver.config import load_case
     from solver.units import derive_units
-    from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
     base = [f"resolution.cells_per_length={cells}", *(overrides or [])]
     les = load_case(ROOT / "cases" / "car.yaml", base, schema=CASE_SCHEMA)

@@ -20,12 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from shapes.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.config import load_case  # noqa: E402
 from solver.pipe import pipe_statistics  # noqa: E402
 from solver.run import Runner  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 
 
 def main() -> int:

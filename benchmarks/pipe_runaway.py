@@ -21,11 +21,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from shapes.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.config import load_case  # noqa: E402
 from solver.errors import SlipstreamError  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 
 
 def main() -> int:

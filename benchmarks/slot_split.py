@@ -23,13 +23,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from run_case import body_surface  # noqa: E402
+from shapes.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
+from slipstream.model import body_surface  # noqa: E402
 from solver import lattice  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.config import load_case  # noqa: E402
 from solver.drag_breakdown import slot_cells  # noqa: E402
 from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Simulation  # noqa: E402
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh  # noqa: E402
 
 BASE = [
     "domain.boundaries.x_min=periodic",

@@ -20,11 +20,11 @@ from optimize.problem import Evaluation, Problem, derived_quantities, family_mes
 from optimize.report import history_png, report_md
 from optimize.search import cmaes, distinct_best, projected_adam
 from optimize.verify import Verified, dataset_case, draw_pictures, simulate
+from shapes.case_geometry import CASE_SCHEMA
 from shapes.mesh import write_mesh
 from solver.atomic import write_atomically, write_text
 from solver.config import load_case
 from solver.errors import ConfigError
-from surrogate.case_geometry import CASE_SCHEMA
 from viz.numbers import coefficient
 
 log = logging.getLogger(__name__)

@@ -185,6 +185,9 @@ class Simulation:
         self.surface: SlotSurface | None = None  # what each slot stands for (attach_surface)
         self.surface_part_names: tuple[str, ...] = ()
         self.surface_x_min_m = float("nan")  # the attached surface's most upstream point
+        # the attached surface itself: vertices [m] and triangles (for Cp on the skin)
+        self.surface_vertices_m = np.zeros((0, 3))
+        self.surface_faces = np.zeros((0, 3), np.int64)
         # Sum of the slots' forces (params cell_force) over the steps advanced with
         # accumulate_slot_forces, [n_slots, 3 kinds, 3 axes] in lattice units, on the device.
         self._slot_force_sum: Any = None
@@ -263,6 +266,7 @@ class Simulation:
         )
         self.surface_area_missed = surface.missed
         self.surface, self.surface_part_names = surface, tuple(part_names)
+        self.surface_vertices_m, self.surface_faces = np.asarray(vertices_m), np.asarray(faces)
         self.surface_x_min_m = float(np.min(np.asarray(vertices_m)[:, 0]))
         self._param_values["slot_area"] = self.backend.asarray(surface.area)
         self.params = pack_params(self._param_values, self.backend.address)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from shapes.case_geometry import CASE_SCHEMA, case_mesh
 from shapes.errors import MeshError
 from shapes.geometry_config import family_overrides
 from solver import __version__
@@ -26,7 +27,6 @@ from solver.results import field_origin, physical_fields
 from solver.run import Runner
 from solver.simulation import FORCE_TOTAL, Simulation
 from solver.surface import dynamic_pressure_pa, surface_pressure, wall_pressure_pa
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 from surrogate.sample_record import SampleData, set_write_time, write_sample
 from surrogate.shape_features import sample_surface, signed_distance_grid
 from surrogate.sweep_config import RecordConfig

@@ -35,12 +35,12 @@ from typing import Any
 import numpy as np
 from omegaconf import OmegaConf
 
+from shapes.case_geometry import CASE_SCHEMA
 from shapes.geometry_config import FAMILIES
 from solver import __version__
 from solver.atomic import write_text
 from solver.config import merge_case, read_yaml, to_yaml
 from solver.errors import ConfigError, OutputError
-from surrogate.case_geometry import CASE_SCHEMA
 from surrogate.dataset import DatasetMeta
 from surrogate.executors import Executor
 from surrogate.sample_job import SampleJob, SampleOutcome, failure_path, sample_path

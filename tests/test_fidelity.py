@@ -9,10 +9,10 @@ import pytest
 from conftest import ROOT, make_case
 
 import run_case
+from shapes.case_geometry import CASE_SCHEMA, case_mesh
 from solver.config import load_case
 from solver.errors import ConfigError
 from solver.simulation import Simulation
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
 TUNNEL = {
     "x_min": "inlet",

@@ -106,8 +106,8 @@ def test_frontal_area_needs_the_datasets_reference_length(tmp_path):
     from omegaconf import OmegaConf
 
     from optimize.run import dataset_dx_m
+    from shapes.case_geometry import CASE_SCHEMA
     from solver.config import load_case
-    from surrogate.case_geometry import CASE_SCHEMA
 
     case = OmegaConf.to_container(OmegaConf.structured(load_case(CAR, schema=CASE_SCHEMA)))
     case["body"]["reference_length_m"] = None

@@ -11,6 +11,7 @@ import pytest
 from conftest import ROOT
 
 import run_case
+from shapes.case_geometry import CASE_SCHEMA, case_mesh
 from shapes.errors import MeshError
 from shapes.geometry_config import GeometryConfig, PipeConfig, build_geometry
 from shapes.mesh import check_mesh
@@ -20,7 +21,6 @@ from solver.config import load_case
 from solver.pipe import mckeon_friction_factor, pipe_statistics
 from solver.run import Runner
 from solver.simulation import Simulation
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
 PIPE = ROOT / "cases" / "pipe_laminar.yaml"
 

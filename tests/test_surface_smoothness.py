@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
+from shapes.case_geometry import CASE_SCHEMA, case_mesh
 from solver.backends.cpu import CpuBackend
 from solver.config import load_case
 from solver.run import Runner
 from solver.simulation import Simulation
 from solver.surface import dynamic_pressure_pa, wall_pressure_pa
-from surrogate.case_geometry import CASE_SCHEMA, case_mesh
 
 
 def alternation(values: np.ndarray) -> float:

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from conftest import ROOT
 
+from shapes.case_geometry import CASE_SCHEMA
 from solver import lattice
 from solver.backends.cpu import CpuBackend
 from solver.config import load_case
 from solver.simulation import Simulation
-from surrogate.case_geometry import CASE_SCHEMA
 
 PERIODIC = [f"domain.boundaries.{a}_{s}=periodic" for a in "xyz" for s in ("min", "max")] + [
     "domain.sponge.length_m=0"

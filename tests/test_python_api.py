@@ -1,0 +1,105 @@
+"""The Python API (slipstream/): a case built in Python is the YAML case, runs the same, and its
+results come in physical units without the grid's boundary layers; examples/ scripts run."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+import slipstream as ss
+from shapes.case_geometry import CASE_SCHEMA
+from solver.config import load_case
+from solver.errors import ConfigError
+
+#: cases/sphere.yaml at 8 cells per diameter, 400 steps: what examples/sphere.py 8 400 builds
+SPHERE_OVERRIDES = [
+    "name=sphere_re100",
+    "resolution.cells_per_length=8",
+    "run.max_steps=400",
+    "run.average_steps=50",
+]
+
+
+def _python_sphere(cells: int, steps: int) -> ss.Case:
+    case = ss.Case(
+        name="sphere_re100",
+        flow=ss.Flow(speed_m_s=1.0, reynolds=100.0),
+        domain=ss.Domain(size_m=[1.2, 0.6, 0.6], sponge=ss.Sponge(length_m=0.2)),
+        body=ss.Body(shape="sphere", center_m=[0.3, 0.3, 0.3], radius_m=0.05),
+        resolution=ss.Resolution(cells_per_length=cells),
+        run=ss.Run(max_steps=steps, check_every=200, average_steps=steps // 8),
+    )
+    case.domain.boundaries.z_min = "freeslip"
+    return case
+
+
+def test_a_python_case_is_the_yaml_case():
+    """The sphere built with the API's keyword constructors equals cases/sphere.yaml loaded with
+    the same settings, section by section."""
+    python = ss.checked_case(_python_sphere(8, 400))
+    yaml = load_case(ROOT / "cases" / "sphere.yaml", SPHERE_OVERRIDES, schema=CASE_SCHEMA)
+    assert python == yaml
+
+
+def test_a_bad_python_case_gets_the_yaml_loader_s_one_line_error():
+    with pytest.raises(ConfigError, match=r"key 'flow\.speed_m_s'"):
+        ss.checked_case(ss.Case(flow=ss.Flow(speed_m_s="fast")))  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"flow\.nu_m2_s.*flow\.reynolds"):
+        ss.checked_case(ss.Case(body=ss.Body(shape="sphere")))  # neither nu nor Re
+
+
+def test_flow_field_and_surface_cp_in_physical_units():
+    """After 100 steps: the flow field holds the box's cells only (64 x 32 x 32 at 6.25 mm for a
+    0.4 x 0.2 x 0.2 m box, its centres from origin + dx/2), velocity = lattice velocity times
+    dx/dt, and the skin's Cp is the largest at its most upstream vertex (the stagnation
+    point)."""
+    case = ss.Case(
+        flow=ss.Flow(speed_m_s=1.0, reynolds=50.0),
+        domain=ss.Domain(size_m=[0.4, 0.2, 0.2]),
+        body=ss.Body(shape="sphere", center_m=[0.15, 0.1, 0.1], radius_m=0.025),
+        resolution=ss.Resolution(cells_per_length=8),
+        run=ss.Run(max_steps=100, check_every=50),
+    )
+    case.domain.boundaries.z_min = "freeslip"
+    sim = ss.simulation(case, backend="cpu")
+    result = ss.run(sim)
+    field = ss.flow_field(sim, result)
+    assert field.velocity_m_s.shape == (3, 32, 32, 64) and field.cp.shape == (32, 32, 64)
+    assert field.x_m[0] == pytest.approx(0.003125) and np.diff(field.x_m) == pytest.approx(0.00625)
+    inner = (slice(None), *sim.grid.interior())
+    np.testing.assert_allclose(
+        field.velocity_m_s,
+        result.fields.velocity[inner] * sim.units.velocity_scale,
+        rtol=1e-6,
+    )
+    assert field.solid.sum() > 0 and np.all(field.velocity_m_s[:, field.solid] == 0.0)
+    skin = ss.surface_cp(sim, result)
+    assert skin.cp.shape == (len(skin.vertices_m),)
+    front = np.argmin(skin.vertices_m[:, 0])
+    assert skin.cp[front] == pytest.approx(skin.cp.max(), abs=0.05)
+    assert skin.cp[front] > 0.9  # still above 1 so soon after the impulsive start
+
+
+def test_the_sphere_example_runs_as_the_yaml_case():
+    """examples/sphere.py at 8 cells per diameter and 400 steps prints the interior grid (48 x 48
+    x 96 cells, no boundary layers) and the Cd that cases/sphere.yaml gives with the same
+    settings through the same library calls."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "sphere.py"), "8", "400"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    printed = re.search(r"Cd (\S+) .* grid \((\d+), (\d+), (\d+)\) cells", done.stdout)
+    assert printed is not None, done.stdout
+    assert tuple(int(g) for g in printed.groups()[1:]) == (48, 48, 96)
+    yaml = load_case(ROOT / "cases" / "sphere.yaml", SPHERE_OVERRIDES, schema=CASE_SCHEMA)
+    result = ss.run(ss.simulation(yaml, backend="auto"))
+    assert printed[1] == f"{result.cd:.3f}"
