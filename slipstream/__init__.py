@@ -11,8 +11,9 @@
     sim = ss.simulation(case)                  # checked as a YAML case is; backend "auto"
     result = ss.run(sim, [ss.Callback(print_step, ss.IterationInterval(500))])
     result.cd, ss.flow_field(sim, result).velocity_m_s, ss.surface_cp(sim, result).cp
+    ss.write_results(Path("results/sphere"), sim, result)   # the files run_case.py writes
 
-The case sections are the dataclasses the YAML loader fills (solver/config.py, docs/output.md
+The case sections are the dataclasses the YAML loader fills (solver/config.py; cases/README.md
 lists every key), so `python run_case.py case.yaml` and a script build the same objects. The
 model is the Simulation (one grid, or a RefinedSimulation on levels), the time stepping the
 Runner, which callbacks observe (solver/callbacks.py). examples/ has scripts that use this API.
@@ -41,6 +42,7 @@ from slipstream.case import (
 )
 from slipstream.fields import FlowField, SurfaceCp, flow_field, surface_cp
 from slipstream.model import simulation
+from slipstream.output import write_results
 from solver.callbacks import Callback, IterationInterval
 from solver.refined_simulation import RefinedSimulation
 from solver.run import Runner, RunResult
@@ -80,4 +82,5 @@ __all__ = [
     "run",
     "simulation",
     "surface_cp",
+    "write_results",
 ]

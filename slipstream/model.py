@@ -53,3 +53,17 @@ def attach_body_surface(
     if surface is not None:
         sim.attach_surface(surface.vertices_m, surface.faces, *surface.parts())
     return surface
+
+
+def body_mesh(sim: Simulation | RefinedSimulation) -> TriangleMesh | None:
+    """The body surface attached to sim (attach_body_surface), as a mesh; None without one."""
+    level = sim.finest
+    if not len(level.surface_faces):
+        return None
+    labelled = level.surface_part_names != ("body",)
+    return TriangleMesh(
+        level.surface_vertices_m,
+        level.surface_faces,
+        level.surface_face_part if labelled else None,
+        level.surface_part_names if labelled else (),
+    )

@@ -188,6 +188,7 @@ class Simulation:
         # the attached surface itself: vertices [m] and triangles (for Cp on the skin)
         self.surface_vertices_m = np.zeros((0, 3))
         self.surface_faces = np.zeros((0, 3), np.int64)
+        self.surface_face_part = np.zeros(0, np.int32)  # each face's index into surface_part_names
         # Sum of the slots' forces (params cell_force) over the steps advanced with
         # accumulate_slot_forces, [n_slots, 3 kinds, 3 axes] in lattice units, on the device.
         self._slot_force_sum: Any = None
@@ -267,6 +268,9 @@ class Simulation:
         self.surface_area_missed = surface.missed
         self.surface, self.surface_part_names = surface, tuple(part_names)
         self.surface_vertices_m, self.surface_faces = np.asarray(vertices_m), np.asarray(faces)
+        self.surface_face_part = np.asarray(
+            face_part if face_part is not None else np.zeros(len(faces), np.int32)
+        )
         self.surface_x_min_m = float(np.min(np.asarray(vertices_m)[:, 0]))
         self._param_values["slot_area"] = self.backend.asarray(surface.area)
         self.params = pack_params(self._param_values, self.backend.address)

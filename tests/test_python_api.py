@@ -3,12 +3,14 @@ results come in physical units without the grid's boundary layers; examples/ scr
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+import pyvista as pv
 from conftest import ROOT
 
 import slipstream as ss
@@ -53,17 +55,19 @@ def test_a_bad_python_case_gets_the_yaml_loader_s_one_line_error():
         ss.checked_case(ss.Case(body=ss.Body(shape="sphere")))  # neither nu nor Re
 
 
-def test_flow_field_and_surface_cp_in_physical_units():
+def test_flow_field_and_surface_cp_in_physical_units(tmp_path):
     """After 100 steps: the flow field holds the box's cells only (64 x 32 x 32 at 6.25 mm for a
     0.4 x 0.2 x 0.2 m box, its centres from origin + dx/2), velocity = lattice velocity times
     dx/dt, and the skin's Cp is the largest at its most upstream vertex (the stagnation
-    point)."""
+    point). write_results writes run_case.py's files: summary.json with the run's Cd, and
+    surface.vtp with the same Cp."""
     case = ss.Case(
         flow=ss.Flow(speed_m_s=1.0, reynolds=50.0),
         domain=ss.Domain(size_m=[0.4, 0.2, 0.2]),
         body=ss.Body(shape="sphere", center_m=[0.15, 0.1, 0.1], radius_m=0.025),
         resolution=ss.Resolution(cells_per_length=8),
         run=ss.Run(max_steps=100, check_every=50),
+        output=ss.Output(images=False),
     )
     case.domain.boundaries.z_min = "freeslip"
     sim = ss.simulation(case, backend="cpu")
@@ -83,6 +87,15 @@ def test_flow_field_and_surface_cp_in_physical_units():
     front = np.argmin(skin.vertices_m[:, 0])
     assert skin.cp[front] == pytest.approx(skin.cp.max(), abs=0.05)
     assert skin.cp[front] > 0.9  # still above 1 so soon after the impulsive start
+
+    info = ss.write_results(tmp_path, sim, result)
+    assert json.loads((tmp_path / "summary.json").read_text())["cd"] == pytest.approx(result.cd)
+    assert info["cd"] == pytest.approx(result.cd)
+    written = pv.read(tmp_path / "surface.vtp")
+    np.testing.assert_allclose(written.point_data["Cp"], skin.cp, rtol=1e-5, atol=1e-6)
+    assert {"fields.vti", "forces.csv", "config.yaml", "case.vtm"} <= {
+        f.name for f in tmp_path.iterdir()
+    }
 
 
 def test_the_sphere_example_runs_as_the_yaml_case():
