@@ -29,6 +29,19 @@ def make_case(**sections):
     return merge_case(sections, [])
 
 
+def periodic_sphere_case(**run):
+    """A sphere of radius 2 cells in a periodic 16 x 12 x 12 box, flow along x at u = 0.05: the
+    run loop's test case (run: the run section's keys)."""
+    return make_case(
+        name="sphere",
+        flow={"speed_m_s": 0.05, "nu_m2_s": 0.01, "initial": "inflow"},
+        domain={"size_m": [16.0, 12.0, 12.0], "boundaries": PERIODIC},
+        body={"shape": "sphere", "center_m": [8.0, 6.0, 6.0], "radius_m": 2.0},
+        resolution={"cells_per_length": 4, "u_lattice": 0.05},
+        run=run,
+    )
+
+
 def couette_case(size_m: tuple[float, float, float] = (0.25, 1.0, 0.0625), **sections):
     """Plane Couette flow at Re 10 between the y_min wall moving at U = 1 m/s and the resting
     y_max wall, 1 m apart, periodic in x and z, from rest; u_lattice 0.05 and 16 cells across

@@ -4,26 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import PERIODIC, make_case
+from conftest import periodic_sphere_case
 
 from solver.callbacks import Callback, IterationInterval
 from solver.run import Runner
 from solver.simulation import Simulation
-
-
-def _sphere_case():
-    return make_case(
-        name="sphere",
-        flow={"speed_m_s": 0.05, "nu_m2_s": 0.01, "initial": "inflow"},
-        domain={"size_m": [16.0, 12.0, 12.0], "boundaries": PERIODIC},
-        body={"shape": "sphere", "center_m": [8.0, 6.0, 6.0], "radius_m": 2.0},
-        resolution={"cells_per_length": 4, "u_lattice": 0.05},
-        run={
-            "max_steps": 300,
-            "check_every": 50,
-            "convergence": {"window_steps": 1000, "tolerance": 1e-6},
-        },
-    )
 
 
 def test_a_user_callback_records_the_largest_speed_on_its_schedule(cpu):
@@ -31,7 +16,9 @@ def test_a_user_callback_records_the_largest_speed_on_its_schedule(cpu):
     100, 200, 300 and 70, 140, 210, 280; the largest speed they record at 100 steps equals the
     field of a bare simulation advanced 100 steps, and the run's forces equal those of a run
     without callbacks, bit for bit: stopping for a callback does not change the steps."""
-    case = _sphere_case()
+    case = periodic_sphere_case(
+        max_steps=300, check_every=50, convergence={"window_steps": 1000, "tolerance": 1e-6}
+    )
     speeds: dict[int, float] = {}
     seen_70: list[int] = []
 

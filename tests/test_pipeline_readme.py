@@ -56,7 +56,8 @@ def test_the_readmes_predictor_snippet_serves_the_demo_model_by_name(demo):
     from surrogate.sweep_config import load_sweep, parameter_ranges
 
     config, folders = demo
-    snippet = ast.parse(re.search(r"```python\n(.*?)```", README, re.S).group(1))
+    [block] = [b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "Predictor(" in b]
+    snippet = ast.parse(block)
     first_argument = {
         getattr(node.func, "attr", getattr(node.func, "id", "")): node.args[0]
         for node in ast.walk(snippet)

@@ -3,6 +3,7 @@ results come in physical units without the grid's boundary layers; examples/ scr
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -28,21 +29,16 @@ SPHERE_OVERRIDES = [
 
 
 def _python_sphere(cells: int, steps: int) -> ss.Case:
-    case = ss.Case(
-        name="sphere_re100",
-        flow=ss.Flow(speed_m_s=1.0, reynolds=100.0),
-        domain=ss.Domain(size_m=[1.2, 0.6, 0.6], sponge=ss.Sponge(length_m=0.2)),
-        body=ss.Body(shape="sphere", center_m=[0.3, 0.3, 0.3], radius_m=0.05),
-        resolution=ss.Resolution(cells_per_length=cells),
-        run=ss.Run(max_steps=steps, check_every=200, average_steps=steps // 8),
-    )
-    case.domain.boundaries.z_min = "freeslip"
-    return case
+    """examples/sphere.py's case."""
+    spec = importlib.util.spec_from_file_location("sphere_example", ROOT / "examples" / "sphere.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.sphere_case(cells, steps)
 
 
 def test_a_python_case_is_the_yaml_case():
-    """The sphere built with the API's keyword constructors equals cases/sphere.yaml loaded with
-    the same settings, section by section."""
+    """The sphere examples/sphere.py builds with the API's keyword constructors equals
+    cases/sphere.yaml loaded with the same settings, section by section."""
     python = ss.checked_case(_python_sphere(8, 400))
     yaml = load_case(ROOT / "cases" / "sphere.yaml", SPHERE_OVERRIDES, schema=CASE_SCHEMA)
     assert python == yaml

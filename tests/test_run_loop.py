@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import PERIODIC, make_case
+from conftest import periodic_sphere_case
 
 from solver.run import Runner
 from solver.simulation import Simulation
@@ -13,17 +13,8 @@ def test_runner_continues_from_a_simulation_already_advanced(cpu):
     """sim.advance(100), then Runner(sim).run() to max_steps 300: the run ends at step 300 with
     300 rows of force history, the first 100 (not seen by the runner) NaN, the rest the same
     forces as a run of 300 steps from the start."""
-    case = make_case(
-        name="sphere",
-        flow={"speed_m_s": 0.05, "nu_m2_s": 0.01, "initial": "inflow"},
-        domain={"size_m": [16.0, 12.0, 12.0], "boundaries": PERIODIC},
-        body={"shape": "sphere", "center_m": [8.0, 6.0, 6.0], "radius_m": 2.0},
-        resolution={"cells_per_length": 4, "u_lattice": 0.05},
-        run={
-            "max_steps": 300,
-            "check_every": 50,
-            "convergence": {"window_steps": 1000, "tolerance": 1e-6},
-        },
+    case = periodic_sphere_case(
+        max_steps=300, check_every=50, convergence={"window_steps": 1000, "tolerance": 1e-6}
     )
     advanced = Simulation(case, cpu)
     advanced.advance(100)
@@ -42,20 +33,13 @@ def test_a_fixed_averaging_start_ignores_the_convergence_test(cpu):
     (tolerance 1e-9), and the reported Cd is the mean over exactly that window."""
 
     def run(tolerance: float):
-        case = make_case(
-            name="sphere",
-            flow={"speed_m_s": 0.05, "nu_m2_s": 0.01, "initial": "inflow"},
-            domain={"size_m": [16.0, 12.0, 12.0], "boundaries": PERIODIC},
-            body={"shape": "sphere", "center_m": [8.0, 6.0, 6.0], "radius_m": 2.0},
-            resolution={"cells_per_length": 4, "u_lattice": 0.05},
-            run={
-                "max_steps": 400,
-                "check_every": 50,
-                "convergence": {"window_steps": 50, "tolerance": tolerance},
-                "average_from_step": 200,
-                "average_steps": 100,
-                "sample_every": 25,
-            },
+        case = periodic_sphere_case(
+            max_steps=400,
+            check_every=50,
+            convergence={"window_steps": 50, "tolerance": tolerance},
+            average_from_step=200,
+            average_steps=100,
+            sample_every=25,
         )
         return Runner(Simulation(case, cpu)).run()
 
