@@ -37,7 +37,7 @@ def body_surface(
 
 def simulation(case: CaseConfig, backend: str = "auto") -> Simulation | RefinedSimulation:
     """The checked case's simulation on backend (auto | cpu | cuda), one grid or its refinement
-    levels, with the body's surface attached (``sim.finest.surface_mesh``)."""
+    levels, with the body's surface attached (surface_cp and write_results read it back)."""
     case = checked_case(case)
     mesh = case_mesh(case)
     sim = make_simulation(case, select_backend(backend), mesh)
