@@ -45,7 +45,8 @@ from slipstream.model import simulation
 from slipstream.output import write_results
 from solver.callbacks import Callback, IterationInterval
 from solver.refined_simulation import RefinedSimulation
-from solver.run import Runner, RunResult
+from solver.run import Runner
+from solver.run_state import RunResult
 from solver.simulation import Simulation
 
 

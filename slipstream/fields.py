@@ -9,7 +9,7 @@ import numpy as np
 
 from solver.refined_simulation import RefinedSimulation
 from solver.results import physical_fields
-from solver.run import RunResult
+from solver.run_state import RunResult
 from solver.simulation import Fields, Simulation
 from solver.surface import surface_pressure
 

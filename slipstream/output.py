@@ -20,7 +20,8 @@ from solver.config import CaseConfig
 from solver.pipe import pipe_statistics
 from solver.refined_simulation import RefinedSimulation
 from solver.results import field_origin, physical_fields, write_run_files
-from solver.run import Runner, RunResult
+from solver.run import Runner
+from solver.run_state import RunResult
 from solver.simulation import Fields, Simulation
 from solver.surface import surface_pressure, surface_shear
 

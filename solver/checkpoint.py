@@ -11,7 +11,6 @@ import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 from omegaconf import OmegaConf
@@ -19,9 +18,7 @@ from omegaconf import OmegaConf
 from solver.atomic import write_atomically
 from solver.config import CaseConfig
 from solver.errors import CheckpointError
-
-if TYPE_CHECKING:
-    from solver.run import RunState
+from solver.run_state import RunState
 
 FILENAME = "state.npz"
 
@@ -79,8 +76,6 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
 
 def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Checkpoint:
     """Read folder/state.npz for this case; CheckpointError if missing, damaged or foreign."""
-    from solver.run import RunState
-
     path = folder / FILENAME
     if not path.is_file():
         raise CheckpointError(

@@ -19,7 +19,7 @@ from solver.drag_breakdown import drag_breakdown
 from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.refined_simulation import RefinedSimulation
-from solver.run import RunResult
+from solver.run_state import RunResult
 from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Fields, Simulation
 from solver.surface import free_stream_pressure_pa
 

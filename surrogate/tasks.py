@@ -3,14 +3,18 @@ the training split, the loss, the validation loss and the test predictions."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import paddle
 from paddle import nn
 
 from surrogate.dataset import Dataset
 from surrogate.models import GeoNet, ParamEnsemble
-from surrogate.train_config import TrainConfig
 from surrogate.training import scale_of
+
+if TYPE_CHECKING:
+    from surrogate.train_config import TrainConfig
 
 TARGETS = ("cd", "cl")
 

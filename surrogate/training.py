@@ -16,13 +16,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import paddle
 
 from solver.atomic import write_atomically
 from solver.errors import CheckpointError
-from surrogate.train_config import OptimConfig
+
+if TYPE_CHECKING:
+    from surrogate.train_config import OptimConfig
 
 log = logging.getLogger(__name__)
 
