@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from shapes.case_geometry import CASE_SCHEMA
-from shapes.geometry_config import GeometryConfig
+from shapes.geometry_config import GeometryConfig, PlacementConfig
 from solver.config import (
     BodyConfig,
     BoundariesConfig,
@@ -45,6 +45,7 @@ Output = OutputConfig
 Refinement = RefinementConfig
 Level = LevelConfig
 Geometry = GeometryConfig
+Placement = PlacementConfig
 
 
 def checked_case(case: CaseConfig) -> CaseConfig:
