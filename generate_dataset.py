@@ -15,13 +15,9 @@ import logging
 import sys
 from pathlib import Path
 
-from omegaconf import OmegaConf
-
 from solver.cli_logging import configure_logging
 from solver.errors import SlipstreamError
-from solver.results import check_output_folder
-from surrogate.executors import make_executor
-from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
+from surrogate.make_dataset import make_dataset
 from surrogate.sweep_config import default_output, load_sweep
 
 log = logging.getLogger("generate_dataset")
@@ -50,12 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         sweep_path = Path(args.sweep)
         config = load_sweep(sweep_path, args.overrides)
         folder = Path(args.out) if args.out else default_output(config)
-        check_output_folder(folder)
-        plan = plan_sweep(config, sweep_path, folder)
-        executor = make_executor(config.executor, config.ray)
-        with dataset_lock(folder):
-            prepare_folder(plan, OmegaConf.to_yaml(OmegaConf.structured(config)), args.overwrite)
-            report = run_sweep(plan, executor, config.executor.backend, args.retry_failed)
+        report = make_dataset(config, sweep_path, folder, args.overwrite, args.retry_failed)
     except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -79,6 +79,12 @@ def load_train_config(path: str | Path, overrides: list[str] | None = None) -> T
         overrides or [],  # type: ignore[assignment]
         source=str(path),
     )
+    validate_train_config(c)
+    return c
+
+
+def validate_train_config(c: TrainConfig) -> None:
+    """The ranges and choices a training config must respect; ConfigError names the key."""
     _require(bool(c.name) and "/" not in c.name, "name", "must be a non-empty name without '/'")
     _require(c.model in MODELS, "model", f"must be one of {MODELS}")
     _require(c.device in DEVICES, "device", f"must be one of {DEVICES}")
@@ -103,7 +109,6 @@ def load_train_config(path: str | Path, overrides: list[str] | None = None) -> T
     )
     _require(c.geonet.width >= 8, "geonet.width", "must be >= 8")
     _require(c.geonet.points >= 16, "geonet.points", "must be >= 16")
-    return c
 
 
 def default_output(c: TrainConfig) -> Path:
