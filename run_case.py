@@ -18,18 +18,14 @@ import logging
 import sys
 from pathlib import Path
 
-from shapes.case_geometry import CASE_SCHEMA, case_mesh
-from slipstream.model import attach_body_surface
-from slipstream.output import clear_derived_outputs, snapshot_writer, write_results
-from solver.backends import BACKENDS, select_backend
+from shapes.case_geometry import CASE_SCHEMA
+from slipstream.job import run_case
+from solver.backends import BACKENDS
 from solver.callbacks import Callback, IterationInterval
 from solver.cli_logging import configure_logging
-from solver.config import collision_operator, load_case
+from solver.config import load_case
 from solver.errors import SlipstreamError
-from solver.refined_simulation import RefinedSimulation, make_simulation
-from solver.results import check_output_folder
 from solver.run import Runner
-from solver.simulation import Simulation
 from viz.numbers import coefficient
 
 log = logging.getLogger("run_case")
@@ -82,17 +78,6 @@ class ProgressBar:
             self.bar.close()
 
 
-def describe_grids(sim: Simulation | RefinedSimulation) -> str:
-    """'grid 64 x 32 x 32 (0.07 M cells)', one such per level on refinement levels."""
-    parts = [
-        f"{s.grid.nx} x {s.grid.ny} x {s.grid.nz} ({s.grid.n_cells / 1e6:.2f} M cells)"
-        for s in sim.levels
-    ]
-    if len(parts) == 1:
-        return f"grid {parts[0]}"
-    return "levels " + ", ".join(f"{i}: {p}" for i, p in enumerate(parts))
-
-
 def _convergence(info: dict) -> str:
     """The final log line's words on convergence (info: summary.json's figures)."""
     if info["converged"]:
@@ -107,40 +92,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         case = load_case(args.case, args.overrides, schema=CASE_SCHEMA)
         out = Path(args.out) if args.out else Path("results") / case.name
-        check_output_folder(out)
-        mesh = case_mesh(case)
-        backend = select_backend(args.backend)
-        sim = make_simulation(case, backend, mesh)
-        attach_body_surface(case, sim, mesh)
-        u = sim.units
-        log.info(
-            "%s on %s: %s, Re %.4g, Mach %.3f, tau %.7f, dx %.4g m, dt %.4g s (at the body), "
-            "%s collision",
-            case.name,
-            backend.describe(),
-            describe_grids(sim),
-            u.reynolds,
-            u.mach,
-            u.tau,
-            u.dx_m,
-            u.dt_s,
-            collision_operator(case.resolution),
-        )
-        log.info(sim.fidelity.describe())
-        if not args.resume:
-            clear_derived_outputs(out)
         progress = ProgressBar(case.run.max_steps)
-        callbacks = [Callback(progress, IterationInterval(case.run.check_every))]
-        if case.output.snapshot_every:
-            callbacks.append(snapshot_writer(case, sim, out))
-        runner = Runner(sim, out / "checkpoint", callbacks)
-        if args.resume:
-            runner.resume()
         try:
-            result = runner.run()
+            done = run_case(
+                case,
+                out,
+                args.backend,
+                args.resume,
+                [Callback(progress, IterationInterval(case.run.check_every))],
+            )
         finally:
             progress.close()
-        info = write_results(out, sim, result)
+        info = done.summary
     except SlipstreamError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -1,6 +1,6 @@
 """Verification: the baseline and the best candidates simulated with the LBM solver, at the
-dataset's resolution, through run_case.py (the command a user runs), each into its own results
-folder with the ParaView files and pictures."""
+dataset's resolution, as run_case.py runs a case (slipstream.job.run_case), each into its own
+results folder with the ParaView files and pictures."""
 
 from __future__ import annotations
 
@@ -13,8 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
+from shapes.case_geometry import CASE_SCHEMA
 from shapes.geometry_config import family_overrides
+from slipstream.job import run_case
 from solver.atomic import write_text
+from solver.config import load_case
 from solver.errors import SlipstreamError
 
 
@@ -47,8 +50,8 @@ def dataset_case(dataset_folder: Path) -> Path:
 def simulate(
     case: Path, family: str, names: list[str], params: np.ndarray, out: Path, backend: str
 ) -> dict:
-    """Run one design with run_case.py; its summary.json (Cd, convergence, ...). A folder that
-    already holds this design's run of this case (design.json) is reused."""
+    """Run one design as run_case.py would; its summary.json (Cd, convergence, ...). A folder
+    that already holds this design's run of this case (design.json) is reused."""
     overrides = [
         *family_overrides(family, dict(zip(names, map(float, params), strict=False))),
         f"name={out.name}",
@@ -60,23 +63,12 @@ def simulate(
             return json.loads((out / "summary.json").read_text())
     except (OSError, ValueError):
         pass
-    command = [
-        sys.executable,
-        "-m",
-        "run_case",
-        str(case),
-        *overrides,
-        "--out",
-        str(out),
-        "--backend",
-        backend,
-    ]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        tail = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
-        raise VerificationError(f"the LBM run of {out.name} failed: {tail}")
+    try:
+        summary = run_case(load_case(case, overrides, schema=CASE_SCHEMA), out, backend).summary
+    except SlipstreamError as exc:
+        raise VerificationError(f"the LBM run of {out.name} failed: {exc}") from exc
     write_text(out / "design.json", json.dumps(design, indent=2) + "\n")
-    return json.loads((out / "summary.json").read_text())
+    return summary
 
 
 def draw_pictures(folder: Path) -> None:
