@@ -12,6 +12,7 @@
     result = ss.run(sim, [ss.Callback(print_step, ss.IterationInterval(500))])
     result.cd, ss.flow_field(sim, result).velocity_m_s, ss.surface_cp(sim, result).cp
     ss.write_results(Path("results/sphere"), sim, result)   # the files run_case.py writes
+    ss.run_case(case, Path("results/sphere"))   # all of the above in one call, as run_case.py
 
 The case sections are the dataclasses the YAML loader fills (solver/config.py; cases/README.md
 lists every key), so `python run_case.py case.yaml` and a script build the same objects. The
@@ -42,6 +43,7 @@ from slipstream.case import (
     checked_case,
 )
 from slipstream.fields import FlowField, SurfaceCp, flow_field, surface_cp
+from slipstream.job import CaseRun, run_case
 from slipstream.model import simulation
 from slipstream.output import write_results
 from solver.callbacks import Callback, IterationInterval
@@ -61,6 +63,7 @@ __all__ = [
     "Body",
     "Boundaries",
     "Callback",
+    "CaseRun",
     "Case",
     "Convergence",
     "Domain",
@@ -83,6 +86,7 @@ __all__ = [
     "checked_case",
     "flow_field",
     "run",
+    "run_case",
     "simulation",
     "surface_cp",
     "write_results",

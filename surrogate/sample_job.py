@@ -18,14 +18,16 @@ import numpy as np
 from shapes.case_geometry import CASE_SCHEMA, case_mesh
 from shapes.errors import MeshError
 from shapes.geometry_config import family_overrides
+from slipstream.model import attach_body_surface
 from solver import __version__
 from solver.atomic import atomic_path, write_text
 from solver.backends import select_backend
 from solver.config import merge_case
 from solver.errors import ConfigError, DivergenceError, UnstableSettingsError
+from solver.refined_simulation import make_simulation
 from solver.results import field_origin, physical_fields
 from solver.run import Runner
-from solver.simulation import FORCE_TOTAL, Simulation
+from solver.simulation import FORCE_TOTAL
 from solver.surface import dynamic_pressure_pa, surface_pressure, wall_pressure_pa
 from surrogate.sample_record import SampleData, set_write_time, write_sample
 from surrogate.shape_features import sample_surface, signed_distance_grid
@@ -119,10 +121,11 @@ def _run(job: SampleJob, samples_dir: Path, timings: dict[str, float]) -> Sample
     mesh = case_mesh(case)
     assert mesh is not None, "a sweep's case always has a family's mesh"
     lap("mesh")
-    sim = Simulation(case, select_backend(job.backend), mesh)
-    sim.attach_surface(mesh.vertices_m, mesh.faces)
+    model = make_simulation(case, select_backend(job.backend), mesh)  # refinement levels too
+    attach_body_surface(case, model, mesh)
+    sim = model.finest  # the body's level
     lap("voxelize")
-    result = Runner(sim).run()
+    result = Runner(model).run()
     lap("simulate")
 
     fields = result.best_fields
