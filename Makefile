@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+PYLINT_PATHS := solver slipstream shapes surrogate optimize viz examples benchmarks tests *.py
 
 .PHONY: help venv demo lint test test-slow bench clean
 .DEFAULT_GOAL := help
@@ -22,9 +23,10 @@ venv: $(STAMP)  ## create or refresh .venv from pyproject.toml
 demo: $(STAMP)  ## the whole mission: sweep, surrogate, optimization, results/demo/report.html
 	$(PY) run_pipeline.py cases/pipeline_demo.yaml
 
-lint: $(STAMP)  ## ruff's lint rules and formatting (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format
+lint: $(STAMP)  ## ruff's lint rules and formatting (pyproject.toml's [tool.ruff]); `ruff format .` fixes the format; code repeated in 6+ lines across files (pylint)
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(PY) -m pylint --score=n $(PYLINT_PATHS)
 
 test: lint  ## the lint step, then the test suite (without the slow physics checks)
 	$(PY) -m pytest -q

@@ -73,14 +73,7 @@ def sphere_channel_case(n: int) -> dict:
         "flow": {"speed_m_s": 1.0, "reynolds": 100.0},
         "domain": {
             "size_m": [8.0, 4.0, 4.0],
-            "boundaries": {
-                "x_min": "inlet",
-                "x_max": "outflow",
-                "y_min": "freeslip",
-                "y_max": "freeslip",
-                "z_min": "freeslip",
-                "z_max": "freeslip",
-            },
+            "boundaries": {"z_min": "freeslip"},  # the default tunnel, no rolling road
         },
         "body": {"shape": "sphere", "center_m": [2.0, 2.0, 2.0], "radius_m": 0.5},
         "resolution": {"cells_per_length": n // 4, "u_lattice": 0.05},

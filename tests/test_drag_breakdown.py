@@ -66,6 +66,7 @@ def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
     fields' running mean), under both walls.body_rule."""
     import numpy as np
 
+    from shapes.case_geometry import CASE_SCHEMA, case_mesh
     from solver.config import load_case
     from solver.run import Runner
     from solver.simulation import FORCE_PRESSURE, Simulation
@@ -81,9 +82,9 @@ def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
             "run.average_steps=200",
             "run.sample_every=1",
         ],
-        schema=run_case.CASE_SCHEMA,
+        schema=CASE_SCHEMA,
     )
-    mesh = run_case.case_mesh(case)
+    mesh = case_mesh(case)
     sim = Simulation(case, cpu, mesh)
     sim.attach_surface(mesh.vertices_m, mesh.faces, *mesh.parts())
     result = Runner(sim).run()
