@@ -8,7 +8,6 @@ the dataset's own case and record settings (dataset.json), by the sweep's sample
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from pathlib import Path
@@ -19,6 +18,7 @@ from shapes.geometry_config import FAMILIES
 from solver.config import merge_config
 from solver.errors import SlipstreamError
 from surrogate.dataset import DatasetMeta
+from surrogate.meta import SurrogateMeta
 from surrogate.sample_job import SampleJob, run_sample
 from surrogate.sweep_config import RecordConfig
 from surrogate.train_config import TrainConfig
@@ -66,13 +66,13 @@ def add_to_dataset(
 def retrain(model_folder: Path, out: Path) -> Path:
     """Train again, from model_folder's weights, with its training settings, on its dataset as
     it is now; returns the new exported folder."""
-    meta = json.loads((model_folder / "surrogate.json").read_text())
-    if "training" not in meta:
+    meta = SurrogateMeta.read(model_folder)
+    if not meta.training:
         raise SlipstreamError(
             f"'{model_folder}' does not record its training settings: export it again with "
             "train_surrogate.py to use rounds > 1"
         )
-    settings = dict(meta["training"])
+    settings = dict(meta.training)
     settings.update(init_from=str(model_folder), output=str(out))
     config: TrainConfig = merge_config(
         TrainConfig,

@@ -10,6 +10,7 @@ import numpy as np
 from optimize.opt_config import OptimizeConfig
 from shapes.geometry_config import FAMILIES
 from solver.errors import ConfigError
+from surrogate.sweep_config import Range
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,12 @@ class DesignSpace:
         )
 
 
-def make_design_space(config: OptimizeConfig, family: str, trained: list[dict]) -> DesignSpace:
+def make_design_space(config: OptimizeConfig, family: str, trained: list[Range]) -> DesignSpace:
     """The space from the config and the surrogate's trained parameters (name, unit, low, high).
     ConfigError for unknown names, bounds outside the trained range, or nothing left free."""
-    names = [p["name"] for p in trained]
-    low = np.array([p["low"] for p in trained], float)
-    high = np.array([p["high"] for p in trained], float)
+    names = [p.name for p in trained]
+    low = np.array([p.low for p in trained], float)
+    high = np.array([p.high for p in trained], float)
     documented = {p.name: p for p in FAMILIES[family]}
     baseline = np.array([documented[n].baseline for n in names], float)
     baseline = np.clip(baseline, low, high)  # a parameter the data held fixed stays at its value
@@ -60,7 +61,7 @@ def make_design_space(config: OptimizeConfig, family: str, trained: list[dict]) 
         if len(values) != 2 or not (low[i] <= values[0] <= values[1] <= high[i]):
             raise ConfigError(
                 f"key 'bounds.{key}' must be [low, high] within the surrogate's trained range "
-                f"[{low[i]:g}, {high[i]:g}] {trained[i]['unit']}"
+                f"[{low[i]:g}, {high[i]:g}] {trained[i].unit}"
             )
         low[i], high[i] = float(values[0]), float(values[1])
     for key in config.fixed:
@@ -77,7 +78,7 @@ def make_design_space(config: OptimizeConfig, family: str, trained: list[dict]) 
         raise ConfigError(
             "key 'fixed' (with the surrogate's fixed parameters) leaves nothing free to optimize"
         )
-    return DesignSpace(family, names, [p["unit"] for p in trained], low, high, baseline, free)
+    return DesignSpace(family, names, [p.unit for p in trained], low, high, baseline, free)
 
 
 def _known(key: str, names: list[str], section: str) -> None:

@@ -29,7 +29,7 @@ from optimize.pipeline_config import PipelineConfig
 from optimize.run import run_optimization
 from solver.atomic import write_text
 from surrogate.executors import make_executor
-from surrogate.export import FORMAT_VERSION
+from surrogate.meta import FORMAT_VERSION
 from surrogate.sweep import dataset_lock, plan_sweep, prepare_folder, run_sweep
 from surrogate.sweep_config import SweepConfig, load_sweep
 from surrogate.train_config import load_train_config

@@ -145,8 +145,13 @@ def run_optimization(config: OptimizeConfig, out: Path) -> dict:
             "parameters through a ParamNet"
         )
     meta = predictor.meta
-    space = make_design_space(config, meta["dataset"]["family"], meta["parameters"])
-    dataset = Path(meta["dataset"]["folder"])
+    if meta.dataset is None:
+        raise ConfigError(
+            f"key 'model': '{config.model}' records no dataset (it was not exported by "
+            "train_surrogate.py): the optimizer verifies on the dataset's case"
+        )
+    space = make_design_space(config, meta.dataset.family, meta.parameters or [])
+    dataset = Path(meta.dataset.folder)
     case = dataset_case(dataset)
     dx_m = dataset_dx_m(case)
 

@@ -16,7 +16,6 @@ so a reader never sees half of one.
 
 from __future__ import annotations
 
-import json
 import platform
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,11 +29,8 @@ from paddle.static import InputSpec
 from solver import __version__
 from solver.atomic import atomic_folder
 from surrogate.kinds import KINDS, SurrogateKind
+from surrogate.meta import FILENAME, FORMAT_VERSION, SurrogateMeta
 from surrogate.onnx_export import OPSET, write_onnx
-
-#: Bumped when the folder's layout or the program's inputs or outputs change; the Predictor
-#: refuses other versions. 2: model.onnx, and the outputs named with shapes and dtypes.
-FORMAT_VERSION = 2
 
 
 def export_model(
@@ -60,32 +56,35 @@ def export_model(
             for k, v in model.state_dict().items()
             if k in ("x_mean", "x_scale", "y_mean", "y_scale", "xyz_mean", "xyz_scale", "targets")
         }
-        meta = {
-            "format_version": FORMAT_VERSION,
-            "kind": kind.name,
-            "input": {"name": name, "shape": shape, "dtype": "float32"},
-            "outputs": kind.outputs,
-            "architecture": architecture,
-            "normalization": normalization,
-            **metadata,
-            "onnx_opset": OPSET,
-            "versions": {
-                "slipstream": __version__,
-                "paddle": paddle.__version__,
-                "paddle2onnx": paddle2onnx.__version__,
-                "python": platform.python_version(),
+        meta = SurrogateMeta.from_dict(
+            {
+                "format_version": FORMAT_VERSION,
+                "kind": kind.name,
+                "input": {"name": name, "shape": shape, "dtype": "float32"},
+                "outputs": kind.outputs,
+                "architecture": architecture,
+                "normalization": normalization,
+                **metadata,
+                "onnx_opset": OPSET,
+                "versions": {
+                    "slipstream": __version__,
+                    "paddle": paddle.__version__,
+                    "paddle2onnx": paddle2onnx.__version__,
+                    "python": platform.python_version(),
+                },
+                "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             },
-            "created_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        }
+            "the exported model",
+        )
         write_onnx(tmp, meta)
-        (tmp / "surrogate.json").write_text(json.dumps(meta, indent=2) + "\n")
+        (tmp / FILENAME).write_text(meta.to_json())
 
 
 def load_dygraph(folder: Path) -> paddle.nn.Layer:
     """The exported model as a dygraph layer in eval mode (gradients flow to its inputs, which a
     program loaded by paddle.jit.load does not give)."""
-    meta = json.loads((folder / "surrogate.json").read_text())
-    model = KINDS[meta["kind"]].network(meta["architecture"], meta["normalization"])
+    meta = SurrogateMeta.read(folder)
+    model = KINDS[meta.kind].network(meta.architecture, meta.normalization)
     model.set_state_dict(paddle.load(str(folder / "weights.pdparams")))
     model.eval()
     return model

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from solver.errors import SlipstreamError
+from surrogate.meta import SurrogateMeta
 
 log = logging.getLogger(__name__)
 
@@ -80,31 +81,31 @@ def _set_shape(value: Any, shape: list[int]) -> None:
             dim.dim_value = size
 
 
-def write_onnx(folder: Path, meta: dict[str, Any]) -> None:
+def write_onnx(folder: Path, meta: SurrogateMeta) -> None:
     """Convert folder's Paddle program into folder/model.onnx with the names, axes and metadata
     of meta (the folder's surrogate.json)."""
     import onnx
 
     model = onnx.load_from_string(_paddle2onnx(folder))
-    graph, outputs = model.graph, meta["outputs"]
+    graph, outputs = model.graph, meta.outputs
     if len(graph.input) != 1 or len(graph.output) != len(outputs):
         raise OnnxExportError(
             f"the ONNX graph has {len(graph.input)} input(s) and {len(graph.output)} output(s); "
             f"the metadata names 1 and {len(outputs)}"
         )
-    renames = {value.name: spec["name"] for value, spec in zip(graph.output, outputs, strict=False)}
+    renames = {value.name: spec.name for value, spec in zip(graph.output, outputs, strict=False)}
     for node in graph.node:
         node.input[:] = [renames.get(n, n) for n in node.input]
         node.output[:] = [renames.get(n, n) for n in node.output]
     for value, spec in zip(graph.output, outputs, strict=False):
-        value.name = spec["name"]
-        _set_shape(value, spec["shape"])
-    graph.input[0].name = meta["input"]["name"]
-    _set_shape(graph.input[0], meta["input"]["shape"])
+        value.name = spec.name
+        _set_shape(value, spec.shape)
+    graph.input[0].name = meta.input.name
+    _set_shape(graph.input[0], meta.input.shape)
     # paddle2onnx's intermediate shapes hold the traced sizes; ONNX Runtime infers its own.
     del graph.value_info[:]
     entry = model.metadata_props.add()
-    entry.key, entry.value = METADATA_KEY, json.dumps(meta)
+    entry.key, entry.value = METADATA_KEY, json.dumps(meta.to_dict())
     onnx.checker.check_model(model, full_check=True)
     onnx.save(model, str(folder / "model.onnx"))
 

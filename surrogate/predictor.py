@@ -15,7 +15,6 @@ same figures; one log line says which runtime runs where.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -25,8 +24,9 @@ from typing import Any
 import numpy as np
 
 from surrogate.errors import PredictorError
-from surrogate.export import FORMAT_VERSION
 from surrogate.kinds import KINDS, SurrogateKind
+from surrogate.meta import SurrogateMeta
+from surrogate.sweep_config import Range
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +44,16 @@ Params = (
 )
 
 
-def _mapping_row(values: Mapping[str, Any], parameters: list[dict[str, Any]]) -> list[float]:
+def _mapping_row(values: Mapping[str, Any], parameters: list[Range]) -> list[float]:
     """One design's values in the order of parameters (the metadata's list). A parameter the model
     was trained at a single value (low == high) may be left out and takes that value."""
     if not isinstance(values, Mapping):
         raise PredictorError(
             "params mixes mappings and other values: give one mapping per design, or an array"
         )
-    names = [p["name"] for p in parameters]
+    names = [p.name for p in parameters]
     unknown = [str(k) for k in values if k not in names]
-    missing = [p["name"] for p in parameters if p["name"] not in values and p["high"] > p["low"]]
+    missing = [p.name for p in parameters if p.name not in values and p.high > p.low]
     problems = [f"unknown parameter(s) {', '.join(unknown)}"] if unknown else []
     if missing:
         problems.append(f"missing parameter(s) {', '.join(missing)}")
@@ -63,12 +63,12 @@ def _mapping_row(values: Mapping[str, Any], parameters: list[dict[str, Any]]) ->
             "trained at one value may be left out)"
         )
     try:
-        return [float(values.get(p["name"], p["low"])) for p in parameters]
+        return [float(values.get(p.name, p.low)) for p in parameters]
     except (TypeError, ValueError) as exc:
         raise PredictorError(f"params: every value must be a number ({exc})") from exc
 
 
-def parameter_matrix(params: Params, parameters: list[dict[str, Any]]) -> np.ndarray:
+def parameter_matrix(params: Params, parameters: list[Range]) -> np.ndarray:
     """params as a float array [B, d] in the order of parameters (the metadata's list): an array
     passes through as given (its shape is checked by the caller); a mapping of names to values is
     one design, a sequence of mappings one design each (see _mapping_row)."""
@@ -100,35 +100,6 @@ class SurfacePrediction:
     cd: float
 
 
-def load_metadata(folder: Path, files: tuple[str, ...]) -> dict[str, Any]:
-    """The metadata (surrogate.json) of the exported folder, checked: readable, of this format
-    version, and holding files. PredictorError otherwise."""
-    try:
-        meta = json.loads((folder / "surrogate.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise PredictorError(
-            f"'{folder}' is not an exported surrogate (no readable surrogate.json): "
-            "give a folder written by train_surrogate.py"
-        ) from exc
-    version = meta.get("format_version")
-    if version != FORMAT_VERSION:
-        raise PredictorError(
-            f"'{folder}' was exported in format {version}; this version serves format "
-            f"{FORMAT_VERSION}: export it again with train_surrogate.py"
-        )
-    if meta.get("kind") not in KINDS:
-        raise PredictorError(
-            f"'{folder}' holds a surrogate of unknown kind '{meta.get('kind')}'; this version "
-            f"serves {', '.join(KINDS)}: export it again with train_surrogate.py"
-        )
-    for name in files:
-        if not (folder / name).is_file():
-            raise PredictorError(
-                f"'{folder}' lacks {name}: export it again with train_surrogate.py"
-            )
-    return meta
-
-
 class Predictor:
     def __init__(
         self,
@@ -154,9 +125,9 @@ class Predictor:
             from surrogate.runtime_onnx import FILES
             from surrogate.runtime_onnx import OnnxRuntime as Runtime
         self.folder = Path(folder)
-        self.meta = load_metadata(self.folder, FILES)
+        self.meta = SurrogateMeta.read(self.folder, FILES)
         self.runtime = runtime
-        self.kind: str = self.meta["kind"]
+        self.kind: str = self.meta.kind
         self.spec: SurrogateKind = KINDS[self.kind]
         self._engine = Runtime(self.folder, self.meta, device, precision, threads)
         self.path: str = self._engine.path
@@ -165,7 +136,7 @@ class Predictor:
     # ---- ParamNet -------------------------------------------------------------------------
     @property
     def parameter_names(self) -> list[str]:
-        return [p["name"] for p in self.meta.get("parameters", [])]
+        return [p.name for p in self.meta.parameters or []]
 
     def predict_parameters(self, params: Params) -> ParamPrediction:
         """params in the units of the metadata's parameters: a mapping of their names to values
@@ -174,7 +145,7 @@ class Predictor:
         range is flagged in out_of_bounds and logged as a warning."""
         if self.spec.takes != "parameters":
             raise PredictorError(f"'{self.folder}' holds a {self.kind}: use predict_surface")
-        x = parameter_matrix(params, self.meta["parameters"])
+        x = parameter_matrix(params, self.meta.parameters or [])
         names = self.parameter_names
         if x.ndim != 2 or x.shape[1] != len(names):
             raise PredictorError(
@@ -183,8 +154,8 @@ class Predictor:
             )
         if not np.all(np.isfinite(x)):
             raise PredictorError("params holds NaN or infinite values")
-        low = np.array([p["low"] for p in self.meta["parameters"]])
-        high = np.array([p["high"] for p in self.meta["parameters"]])
+        low = np.array([p.low for p in self.meta.parameters or []])
+        high = np.array([p.high for p in self.meta.parameters or []])
         span = np.maximum(high - low, 1e-12)
         outside = (x < low - 1e-9 * span) | (x > high + 1e-9 * span)
         if outside.any():
@@ -224,8 +195,8 @@ class Predictor:
                 f"{len(points_m)} points are too few to describe a surface: give at least 16"
             )
         lo, hi = (
-            np.array(self.meta["trained_extent_m"][0]),
-            np.array(self.meta["trained_extent_m"][1]),
+            np.array(self.meta.trained_extent_m[0]),
+            np.array(self.meta.trained_extent_m[1]),
         )
         size, trained = points_m.max(0) - points_m.min(0), hi - lo
         if np.any(size > 1.5 * trained) or np.any(size < trained / 1.5):

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from surrogate.errors import PredictorError
+from surrogate.meta import SurrogateMeta
 from surrogate.profile import profile_strings
 
 #: The file this runtime serves.
@@ -32,7 +33,7 @@ PATHS = {
 }
 
 
-def _tensorrt_options(folder: Path, meta: dict[str, Any], precision: str) -> dict[str, Any]:
+def _tensorrt_options(folder: Path, meta: SurrogateMeta, precision: str) -> dict[str, Any]:
     """The TensorRT provider's options: precision, the engine cache in the folder, the profile."""
     low, optimum, high = profile_strings(meta)
     return {
@@ -49,7 +50,7 @@ class OnnxRuntime:
     """folder/model.onnx on ONNX Runtime; path says where it runs."""
 
     def __init__(
-        self, folder: Path, meta: dict[str, Any], device: str, precision: str, threads: int | None
+        self, folder: Path, meta: SurrogateMeta, device: str, precision: str, threads: int | None
     ) -> None:
         try:
             import onnxruntime as ort
@@ -87,8 +88,8 @@ class OnnxRuntime:
         self.path = "ONNX Runtime on " + PATHS[running].format(
             precision=precision.upper(), threads=threads
         )
-        self._outputs = [spec["name"] for spec in meta["outputs"]]
-        self._input = meta["input"]["name"]
+        self._outputs = [spec.name for spec in meta.outputs]
+        self._input = meta.input.name
 
     def run(self, array: np.ndarray) -> list[np.ndarray]:
         """The model's outputs, in the metadata's order, for one float32 input array."""

@@ -17,11 +17,11 @@ from __future__ import annotations
 import logging
 import os
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from surrogate.errors import PredictorError
+from surrogate.meta import SurrogateMeta
 from surrogate.profile import profile_shapes
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ class PaddleRuntime:
     """The program of folder on Paddle Inference; path says where it runs."""
 
     def __init__(
-        self, folder: Path, meta: dict[str, Any], device: str, precision: str, threads: int | None
+        self, folder: Path, meta: SurrogateMeta, device: str, precision: str, threads: int | None
     ) -> None:
         from paddle import inference
 
@@ -100,7 +100,7 @@ class PaddleRuntime:
             min_input_shape=low,
             optim_input_shape=optimum,
             max_input_shape=high,
-            name=self.meta["input"]["name"],
+            name=self.meta.input.name,
         )
         trt = TensorRTConfig(
             inputs=[spec],

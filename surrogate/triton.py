@@ -16,12 +16,12 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
-from typing import Any
 
 from solver.atomic import atomic_folder
 from surrogate.errors import PredictorError
 from surrogate.kinds import KINDS
-from surrogate.predictor import PRECISIONS, load_metadata
+from surrogate.meta import SurrogateMeta, TensorSpec
+from surrogate.predictor import PRECISIONS
 from surrogate.profile import profile_strings
 
 #: Triton's name of the metadata's dtypes.
@@ -41,16 +41,16 @@ def triton_dims(shape: list[int]) -> tuple[list[int], bool]:
     return (dims, False) if dims else ([1], True)
 
 
-def _tensor(spec: dict[str, Any]) -> str:
-    dims, batch_only = triton_dims(spec["shape"])
+def _tensor(spec: TensorSpec) -> str:
+    dims, batch_only = triton_dims(spec.shape)
     reshape = "\n    reshape: { shape: [ ] }" if batch_only else ""
     return (
-        f'  {{\n    name: "{spec["name"]}"\n    data_type: {DATA_TYPES[spec["dtype"]]}\n'
+        f'  {{\n    name: "{spec.name}"\n    data_type: {DATA_TYPES[spec.dtype]}\n'
         f"    dims: [ {', '.join(map(str, dims))} ]{reshape}\n  }}"
     )
 
 
-def model_config(meta: dict[str, Any], name: str, precision: str) -> str:
+def model_config(meta: SurrogateMeta, name: str, precision: str) -> str:
     """config.pbtxt of the model whose metadata is meta, served as name; precision (fp32 | fp16)
     is TensorRT's."""
     low, optimum, high = profile_strings(meta)
@@ -66,14 +66,14 @@ def model_config(meta: dict[str, Any], name: str, precision: str) -> str:
     parameters = "\n".join(
         f'        parameters {{ key: "{k}" value: "{v}" }}' for k, v in accelerator.items()
     )
-    outputs = ",\n".join(_tensor(spec) for spec in meta["outputs"])
-    return f"""# Slipstream {meta["kind"]}, written by `python -m surrogate.serve triton`
+    outputs = ",\n".join(_tensor(spec) for spec in meta.outputs)
+    return f"""# Slipstream {meta.kind}, written by `python -m surrogate.serve triton`
 # (docs/deployment.md)
 name: "{name}"
 backend: "onnxruntime"
-max_batch_size: {KINDS[meta["kind"]].batch_profile[2]}
+max_batch_size: {KINDS[meta.kind].batch_profile[2]}
 input [
-{_tensor(meta["input"])}
+{_tensor(meta.input)}
 ]
 output [
 {outputs}
@@ -94,9 +94,9 @@ optimization {{
 """
 
 
-def default_name(meta: dict[str, Any]) -> str:
+def default_name(meta: SurrogateMeta) -> str:
     """The training config's name (e.g. paramnet), else the model's kind."""
-    return str(meta.get("training", {}).get("name") or meta["kind"])
+    return str(meta.training.get("name") or meta.kind)
 
 
 def write_repository(
@@ -104,7 +104,7 @@ def write_repository(
 ) -> Path:
     """Write the exported folder's model into the Triton model repository out as name (default:
     default_name), replacing an entry of that name; returns out/name."""
-    meta = load_metadata(folder, ("model.onnx",))
+    meta = SurrogateMeta.read(folder, ("model.onnx",))
     name = name or default_name(meta)
     if not NAME.fullmatch(name):
         raise PredictorError(

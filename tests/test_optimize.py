@@ -69,8 +69,9 @@ def test_a_constraint_holds_at_the_result():
     from optimize.problem import Problem
     from optimize.search import cmaes
     from shapes.car import PARAMETERS
+    from surrogate.sweep_config import Range
 
-    trained = [{"name": p.name, "unit": p.unit, "low": p.low, "high": p.high} for p in PARAMETERS]
+    trained = [Range(p.name, p.unit, p.low, p.high) for p in PARAMETERS]
     config = OptimizeConfig(
         fixed=[
             p.name for p in PARAMETERS if p.name not in ("backlight_angle_deg", "boat_tail_deg")
@@ -186,9 +187,7 @@ def test_both_runtimes_find_the_same_best_design(tmp_path, tiny_paramnet):
     best = {}
     for runtime in ("paddle", "onnxruntime"):
         predictor = Predictor(tiny_paramnet, runtime=runtime, device="cpu")
-        space = make_design_space(
-            config, predictor.meta["dataset"]["family"], predictor.meta["parameters"]
-        )
+        space = make_design_space(config, predictor.meta.dataset.family, predictor.meta.parameters)
 
         def predict(params, predictor=predictor):
             r = predictor.predict_parameters(params)

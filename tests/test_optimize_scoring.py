@@ -14,11 +14,12 @@ from optimize.opt_config import ConstraintConfig, OptimizeConfig, UncertaintyCon
 from optimize.problem import LIMIT_FLOOR, PENALTY, Problem
 from shapes.car import PARAMETERS
 from solver.errors import ConfigError
+from surrogate.sweep_config import Range
 
 paddle = pytest.importorskip("paddle")
 
 CAR = Path(__file__).resolve().parents[1] / "cases" / "car.yaml"
-TRAINED = [{"name": p.name, "unit": p.unit, "low": p.low, "high": p.high} for p in PARAMETERS]
+TRAINED = [Range(p.name, p.unit, p.low, p.high) for p in PARAMETERS]
 NAMES = [p.name for p in PARAMETERS]
 #: A made-up surrogate, linear in the parameters: Cd and sigma(Cd) [-].
 CD_WEIGHTS = np.linspace(-0.01, 0.01, len(PARAMETERS))

@@ -66,6 +66,6 @@ def test_the_readmes_predictor_snippet_serves_the_demo_model_by_name(demo):
     assert Path(ast.literal_eval(first_argument["Predictor"])) == folders.model
     values = ast.literal_eval(first_argument["predict_parameters"])
     sweep = load_sweep(ROOT / "cases" / config.sweep.config, config.sweep.overrides)
-    parameters = [{"name": r.name, "low": r.low, "high": r.high} for r in parameter_ranges(sweep)]
+    parameters = parameter_ranges(sweep)
     x = parameter_matrix(values, parameters)  # no missing or unknown name
-    assert all(p["low"] <= v <= p["high"] for p, v in zip(parameters, x[0], strict=False))
+    assert all(p.low <= v <= p.high for p, v in zip(parameters, x[0], strict=False))
