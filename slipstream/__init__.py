@@ -46,6 +46,7 @@ from slipstream.fields import FlowField, SurfaceCp, flow_field, surface_cp
 from slipstream.job import CaseRun, run_case
 from slipstream.model import simulation
 from slipstream.output import write_results
+from solver.boundary_conditions import BoundaryConditions, boundary_conditions
 from solver.callbacks import Callback, IterationInterval
 from solver.refined_simulation import RefinedSimulation
 from solver.run import Runner
@@ -62,6 +63,7 @@ def run(sim: Simulation | RefinedSimulation, callbacks: Sequence[Callback] = ())
 __all__ = [
     "Body",
     "Boundaries",
+    "BoundaryConditions",
     "Callback",
     "CaseRun",
     "Case",
@@ -83,6 +85,7 @@ __all__ = [
     "Sponge",
     "SurfaceCp",
     "Walls",
+    "boundary_conditions",
     "checked_case",
     "flow_field",
     "run",

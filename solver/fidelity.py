@@ -18,13 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import lattice
+from solver.boundary_conditions import WALLS, Inlet, Outflow, boundary_conditions
 from solver.config import AXES, CaseConfig
 from solver.errors import ConfigError
 from solver.grid import Grid
 
 log = logging.getLogger(__name__)
 
-WALL_FACES = ("noslip", "freeslip", "moving")
 #: Blockage above this share of the tunnel section raises Cd noticeably (../VALIDATION.md).
 BLOCKAGE_WARN = 0.05
 #: The default of resolution.min_gap_cells; a case below it is flagged in the log.
@@ -157,13 +157,13 @@ def assess(
     body = (flags & lattice.BODY) != 0
     if not body.any():
         return Fidelity(None, None, None, (), None, None, None)
-    faces = vars(case.domain.boundaries)
+    conditions = boundary_conditions(case)
     best: tuple[float | None, str | None] = (None, None)
     contact = []
     for axis, name in enumerate(AXES):
         for side in ("min", "max"):
             face = f"{name}_{side}"
-            if faces[face] not in WALL_FACES:
+            if not isinstance(conditions.faces[face], WALLS):
                 continue
             gap, touches = _face_gaps(body, axis, side, slot, link_q)
             if touches:
@@ -193,21 +193,21 @@ def tunnel_figures(
     """The body in the tunnel of `case`: its blockage (frontal area / the y-z section) and the
     inlet's and outflow's distances from it in reference lengths, None where the case has no
     inlet or outflow. body: bool [z, y, x] of grid, which may be a refinement level's."""
-    faces = vars(case.domain.boundaries)
+    faces = boundary_conditions(case).faces
     size = case.domain.size_m
     # A tunnel's figure: a flow without an inlet (a periodic pipe or channel) has no free
     # stream to block.
     blockage = (
         frontal_area_m2 / (size[1] * size[2])
-        if frontal_area_m2 and faces["x_min"] == "inlet"
+        if frontal_area_m2 and isinstance(faces["x_min"], Inlet)
         else None
     )
     x_cells = np.flatnonzero(body.any(axis=(0, 1)))
     front = grid.centers(0)[x_cells[0]] - 0.5 * grid.dx_m
     rear = grid.centers(0)[x_cells[-1]] + 0.5 * grid.dx_m
     x0 = case.domain.origin_m[0]
-    inlet = (front - x0) / length_m if faces["x_min"] == "inlet" else None
-    outflow = (x0 + size[0] - rear) / length_m if faces["x_max"] == "outflow" else None
+    inlet = (front - x0) / length_m if isinstance(faces["x_min"], Inlet) else None
+    outflow = (x0 + size[0] - rear) / length_m if isinstance(faces["x_max"], Outflow) else None
     return blockage, inlet, outflow
 
 

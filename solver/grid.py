@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import lattice
+from solver.boundary_conditions import Periodic, boundary_conditions
 from solver.config import CaseConfig
 from solver.lattice import (
     BODY,
@@ -81,12 +82,12 @@ class Grid:
 
 
 def make_grid(case: CaseConfig, units: LatticeUnits) -> Grid:
-    faces = case.domain.boundaries
+    conditions = boundary_conditions(case)
     counts, lo, hi = [], [], []
     for a, axis in enumerate("xyz"):
         n = max(1, int(round(case.domain.size_m[a] / units.dx_m)))
-        g_lo = 0 if getattr(faces, f"{axis}_min") == "periodic" else 1
-        g_hi = 0 if getattr(faces, f"{axis}_max") == "periodic" else 1
+        g_lo = 0 if isinstance(conditions.face(axis, "min"), Periodic) else 1
+        g_hi = 0 if isinstance(conditions.face(axis, "max"), Periodic) else 1
         counts.append(n + g_lo + g_hi)
         lo.append(g_lo)
         hi.append(g_hi)
@@ -103,13 +104,13 @@ def make_flags(case: CaseConfig, grid: Grid, body_cells: np.ndarray | None) -> n
     """Cell flags [z, y, x]: boundary layers by face, the body's cells (body_cells, bool
     [z, y, x]; only those inside the physical box count), and the bulk marks."""
     flags = np.full(grid.shape_zyx, FLUID, dtype=np.uint8)
-    faces = case.domain.boundaries
+    conditions = boundary_conditions(case)
     for a, axis in enumerate("xyz"):
         view = np.moveaxis(flags, 2 - a, 0)
         for side, index in (("min", 0), ("max", -1)):
-            kind = getattr(faces, f"{axis}_{side}")
-            if kind != "periodic":
-                view[index] = FACE_FLAG[kind]
+            condition = conditions.face(axis, side)
+            if not isinstance(condition, Periodic):
+                view[index] = FACE_FLAG[condition.kind]
     if body_cells is not None:
         inner = grid.interior()
         flags[inner][body_cells[inner]] = SOLID | BODY  # basic slices: flags[inner] is a view

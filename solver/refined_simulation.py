@@ -26,6 +26,7 @@ import numpy as np
 from solver import lattice
 from solver.backends.base import Backend
 from solver.bodies import Body, MeshArrays, make_body
+from solver.boundary_conditions import WALL_KINDS, WALLS, Periodic, boundary_conditions
 from solver.config import MAX_REFINED_BOXES, CaseConfig, LevelConfig
 from solver.errors import ConfigError
 from solver.fidelity import Fidelity, tunnel_figures
@@ -44,8 +45,6 @@ from solver.refinement import (
 from solver.simulation import Fields, Simulation
 from solver.surface import free_stream_density
 from solver.units import LatticeUnits, derive_units
-
-WALL_FACES = ("noslip", "freeslip", "moving")
 
 #: Fluid cells of the fine level the body must keep between itself and a coupled side of the
 #: box, beyond the fine ghost ring: the interpolated bounce-back and the surface's pressure
@@ -79,22 +78,23 @@ def _box_cells(
     there). An axis whose box spans a periodic axis is whole. A box reaching the inlet, the
     outflow or the sponge is refused (ConfigError)."""
     lo, hi, walls_lo, walls_hi = [], [], [], []
+    conditions = boundary_conditions(case_coarse)
     for a, axis in enumerate("xyz"):
         origin, size = g.origin_m[a], case_coarse.domain.size_m[a]
-        faces = [getattr(case_coarse.domain.boundaries, f"{axis}_{s}") for s in ("min", "max")]
+        faces = [conditions.face(axis, s) for s in ("min", "max")]
         n = (g.nx, g.ny, g.nz)[a]
         reach = (lo_m[a] <= origin + 0.5 * g.dx_m, hi_m[a] >= origin + size - 0.5 * g.dx_m)
-        if faces[0] == "periodic" and all(reach):
+        if isinstance(faces[0], Periodic) and all(reach):
             lo.append(0)
             hi.append(n)
             walls_lo.append(False)
             walls_hi.append(False)
             continue
         for side, face, reached in zip(("min", "max"), faces, reach, strict=True):
-            if reached and face not in WALL_FACES:
+            if reached and not isinstance(face, WALLS):
                 raise ConfigError(
                     f"key '{key}': the box reaches the domain's {axis}_{side} "
-                    f"face ({face}): only a wall face ({', '.join(WALL_FACES)}) may bound a "
+                    f"face ({face.kind}): only a wall face ({', '.join(WALL_KINDS)}) may bound a "
                     "refinement level; shrink the box"
                 )
         sponge_start = origin + size - case_coarse.domain.sponge.length_m

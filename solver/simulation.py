@@ -16,6 +16,7 @@ import numpy as np
 from solver import lattice
 from solver.backends import Backend
 from solver.bodies import MeshArrays, make_body
+from solver.boundary_conditions import boundary_conditions
 from solver.config import AXES, CaseConfig, body_acceleration_m_s2, collision_operator, wall_model
 from solver.errors import ConfigError
 from solver.fidelity import Fidelity, assess, check_fidelity, check_through_flow
@@ -140,7 +141,10 @@ class Simulation:
         )
         check_fidelity(case, self.fidelity)
         self.collision = lattice.COLLISIONS[collision_operator(case.resolution)]
-        wall_u = (u.u_lattice, 0.0, 0.0)  # the rolling road moves with the free stream
+        # the moving walls' velocity (the rolling road's: the free stream's), in lattice units
+        wall_u = tuple(
+            v / u.speed_m_s * u.u_lattice for v in boundary_conditions(case).wall_velocity_m_s()
+        )
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],

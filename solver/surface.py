@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import lattice
+from solver.boundary_conditions import Inlet, boundary_conditions
 from solver.grid import wall_mask
 from solver.law_of_the_wall import friction_velocity
 from solver.simulation import Fields, Simulation
@@ -69,7 +70,7 @@ def free_stream_density(sim: Simulation, fields: Fields) -> float:
     1 (the reference) without an inlet."""
     if fields.rho_free_stream is not None:
         return fields.rho_free_stream
-    if sim.case.domain.boundaries.x_min != "inlet":
+    if not isinstance(boundary_conditions(sim.case).face("x", "min"), Inlet):
         return 1.0
     plane = sim.grid.ghost_lo[0]
     types = sim.flags_host[:, :, plane] & lattice.TYPE_MASK

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.spatial import cKDTree
 
+from solver.boundary_conditions import boundary_conditions
 from solver.config import CaseConfig
 from solver.grid import Grid, body_neighbour_index
 
@@ -50,8 +51,7 @@ def face_geometry(
 
 def periodic_axes(case: CaseConfig) -> np.ndarray:
     """bool [3] (x, y, z): which axes the grid wraps."""
-    faces = case.domain.boundaries
-    return np.array([getattr(faces, f"{axis}_min") == "periodic" for axis in "xyz"])
+    return boundary_conditions(case).periodic_axes()
 
 
 def corner_weights(
