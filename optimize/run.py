@@ -1,5 +1,7 @@
 """One optimization end to end: design space, feasibility, search through the surrogate, LBM
-verification, active-learning rounds, and the artifacts (what optimize_shape.py runs)."""
+verification, active-learning rounds, and the artifacts (what optimize_shape.py runs).
+
+Over 250 lines: the stages, one function each, pass one another the run's artifacts."""
 
 from __future__ import annotations
 

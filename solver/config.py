@@ -4,6 +4,9 @@ Every field carries its unit in its comment; ``cases/README.md`` lists them all 
 defaults and ranges. A case's YAML is merged onto these defaults, then ``key=value`` overrides
 (OmegaConf dot-list) are merged on top, then :func:`validate` checks ranges and combinations.
 Any problem ends in a :class:`~solver.errors.ConfigError` whose message names the key.
+
+Over 250 lines: the schema and its checks stay side by side, so a key's meaning and its allowed
+range are read (and added) together.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ steps.
 A RefinedSimulation is a model for the run loop (solver/run.py) as a Simulation is: its steps
 are the finest level's (2^(L - 1) to each step of the tunnel level), its forces, units and surface
 the finest level's, and its fields one Fields per level, coarsest first.
+
+Over 250 lines: the levels' boxes, set-up and nested time stepping are one model's.
 """
 
 from __future__ import annotations

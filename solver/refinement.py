@@ -20,6 +20,9 @@ One coarse step (Schornbaum & Ruede 2016's order for two levels):
 On more levels (advance_nested) each fine step of 2 and 3 is itself this order one level down,
 recursively, as in waLBerla's levelwise recursion: a level of depth k takes 2^k steps per step of
 the coarsest.
+
+Over 250 lines: the coupling's layout, restriction, prolongation and time interpolation share
+one pair of levels' index maps.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ done. A fixed start suits unsteady flows (shedding, turbulence), whose convergen
 or not by the float rounding of the processor; the test is still made and reported. Everything
 the loop decides depends on step numbers only, never on wall time, so a run resumed from a
 checkpoint repeats the uninterrupted run bit for bit on the same backend.
+
+Over 250 lines: the Runner's phases are one state machine, written into every checkpoint.
 """
 
 from __future__ import annotations

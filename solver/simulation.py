@@ -2,6 +2,9 @@
 
 This is the model in the Oceananigans sense: it knows how to advance itself and to report its
 fields and forces; the run loop (solver/run.py) decides how long, and what to record.
+
+Over 250 lines: the model is one class whose buffers, kernel parameters and step belong
+together.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ The dataset folder (docs/dataset.md):
     sweep_summary.json  the last run's counts and stage timings
 
 The files in samples/ are the truth; index.csv is rebuilt from them on every run.
+
+Over 250 lines: the plan, the folder's set-up and scan, the index and the report all read the
+one SweepPlan; the one call that runs them is surrogate/make_dataset.py.
 """
 
 from __future__ import annotations

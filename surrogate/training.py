@@ -4,6 +4,8 @@ stopping, checkpoints and resume, a metrics log) and data parallelism over sever
 Normalization constants come from the training split only and live inside the models
 (surrogate/models.py). The loop is generic: a model, a loss over a batch of shape indices, and
 a validation loss.
+
+Over 250 lines: the Trainer's loop, checkpoints, resume and metrics log share its state.
 """
 
 from __future__ import annotations
