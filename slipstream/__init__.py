@@ -42,7 +42,7 @@ from slipstream.case import (
     Walls,
     checked_case,
 )
-from slipstream.fields import FlowField, SurfaceCp, flow_field, surface_cp
+from slipstream.fields import FlowField, Forces, SurfaceCp, flow_field, forces, surface_cp
 from slipstream.job import CaseRun, run_case
 from slipstream.model import simulation
 from slipstream.output import write_results
@@ -71,6 +71,7 @@ __all__ = [
     "Domain",
     "Flow",
     "FlowField",
+    "Forces",
     "Geometry",
     "IterationInterval",
     "Level",
@@ -88,6 +89,7 @@ __all__ = [
     "boundary_conditions",
     "checked_case",
     "flow_field",
+    "forces",
     "run",
     "run_case",
     "simulation",

@@ -10,7 +10,7 @@ import numpy as np
 from solver.refined_simulation import RefinedSimulation
 from solver.results import physical_fields
 from solver.run_state import RunResult
-from solver.simulation import Fields, Simulation
+from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Fields, Simulation
 from solver.surface import surface_pressure
 
 
@@ -37,6 +37,26 @@ class SurfaceCp:
     faces: np.ndarray
     cp: np.ndarray
     pressure_pa: np.ndarray
+
+
+@dataclass(frozen=True)
+class Forces:
+    """The force on the body [N] (x, y, z), averaged over the run's reported window: the total
+    (momentum exchange) and the surface integrals of the pressure and the viscous stress (NaN
+    without an attached surface)."""
+
+    total_n: np.ndarray
+    pressure_n: np.ndarray
+    friction_n: np.ndarray
+
+
+def forces(sim: Simulation | RefinedSimulation, result: RunResult) -> Forces:
+    """The result's mean force on the body in newtons (summary.json's force_n and its parts)."""
+    force_n = result.force_mean_lattice * sim.units.force_scale_n
+    parts = (force_n[FORCE_PRESSURE], force_n[FORCE_FRICTION])
+    if not sim.has_surface:
+        parts = (np.full(3, np.nan), np.full(3, np.nan))
+    return Forces(force_n[FORCE_TOTAL].copy(), *parts)
 
 
 def _state(result: RunResult | Fields) -> Fields:

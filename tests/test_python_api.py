@@ -86,6 +86,10 @@ def test_flow_field_and_surface_cp_in_physical_units(tmp_path):
 
     info = ss.write_results(tmp_path, sim, result)
     assert json.loads((tmp_path / "summary.json").read_text())["cd"] == pytest.approx(result.cd)
+    drag_n = ss.forces(sim, result).total_n[0]  # Cd = F / (q A), A the sphere's frontal area
+    q_area = 0.5 * 1.225 * 1.0**2 * np.pi * 0.025**2
+    assert drag_n == pytest.approx(info["force_n"][0])
+    assert drag_n / q_area == pytest.approx(result.cd, rel=1e-4)
     assert info["cd"] == pytest.approx(result.cd)
     written = pv.read(tmp_path / "surface.vtp")
     np.testing.assert_allclose(written.point_data["Cp"], skin.cp, rtol=1e-5, atol=1e-6)
