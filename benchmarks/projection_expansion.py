@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""How well the entropic collision's projection solve could be replaced by an expansion about
+u = 0 (issue 28: the 6 x 6 projection is half of the LES kernel's arithmetic).
+
+The operator fits the non-equilibrium populations by E times a quadratic polynomial of c; its
+coefficients lambda solve K(u) lambda = pi, K the Schur complement of the covariances of the
+quadratic monomials and c under E(u) / rho (cuda/lbm_collision.cuh, lbm_entropic_polynomial).
+K is even in u (c -> -c maps E(u) onto E(-u)), so K(u) = K0 + Q(u) + O(u^4), K0 diagonal and
+Q quadratic in u. Three approximations of lambda, against the exact solve, in float64 with
+tests/oracle.py's entropic equilibrium, the worst relative error of lambda over 200 random
+directions of u and random pi per speed:
+
+    K0          lambda = K0^-1 pi                      (the u = 0 regularization)
+    K0+Q solve  lambda = (K0 + Q(u))^-1 pi
+    Neumann     lambda = K0^-1 pi - K0^-1 Q(u) K0^-1 pi  (no solve)
+
+    python benchmarks/projection_expansion.py
+
+Q is taken from K's second differences at h = 1e-3. Ends with one JSON line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+import oracle  # noqa: E402  (the NumPy reference of the collision)
+
+C = oracle._CF.astype(float)
+PAIRS = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)]
+PHI = np.stack([C[:, a] * C[:, b] for a, b in PAIRS], axis=1)  # [19, 6] quadratic monomials
+SPEEDS = (0.05, 0.1, 0.15, 0.2, 0.3)
+
+
+def schur_k(u: np.ndarray) -> np.ndarray:
+    """K(u) = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi) under E(u) / rho."""
+    p = oracle.entropic_equilibrium(1.0, u)
+    mean_phi, mean_c = p @ PHI, p @ C
+    cpp = (PHI.T * p) @ PHI - np.outer(mean_phi, mean_phi)
+    cpc = (PHI.T * p) @ C - np.outer(mean_phi, mean_c)
+    ccc = (C.T * p) @ C - np.outer(mean_c, mean_c)
+    return cpp - cpc @ np.linalg.solve(ccc, cpc.T)
+
+
+def second_order(h: float = 1e-3) -> np.ndarray:
+    """M[a, b] = d2K / du_a du_b at u = 0, so that Q(u) = u_a u_b M[a, b] / 2."""
+    m = np.zeros((3, 3, 6, 6))
+    for a in range(3):
+        for b in range(3):
+            ea, eb = np.eye(3)[a] * h, np.eye(3)[b] * h
+            m[a, b] = (
+                schur_k(ea + eb) - schur_k(ea - eb) - schur_k(-ea + eb) + schur_k(-ea - eb)
+            ) / (4 * h * h)
+    return m
+
+
+def main() -> int:
+    k0 = schur_k(np.zeros(3))
+    k0_inv = np.linalg.inv(k0)
+    m = second_order()
+    rng = np.random.default_rng(0)
+    table = {}
+    print("worst relative error of lambda over 200 random u and pi")
+    print("|u|    K0        K0+Q solve  Neumann")
+    for speed in SPEEDS:
+        worst = {"K0": 0.0, "K0+Q solve": 0.0, "Neumann": 0.0}
+        for _ in range(200):
+            d = rng.normal(size=3)
+            u = speed * d / np.linalg.norm(d)
+            pi = rng.normal(size=6)
+            q = 0.5 * np.einsum("a,b,abij->ij", u, u, m)
+            exact = np.linalg.solve(schur_k(u), pi)
+            approx = {
+                "K0": k0_inv @ pi,
+                "K0+Q solve": np.linalg.solve(k0 + q, pi),
+                "Neumann": k0_inv @ pi - k0_inv @ q @ (k0_inv @ pi),
+            }
+            for name, value in approx.items():
+                error = np.linalg.norm(value - exact) / np.linalg.norm(exact)
+                worst[name] = max(worst[name], float(error))
+        table[speed] = worst
+        print(
+            f"{speed:<5}  {worst['K0']:.1e}   {worst['K0+Q solve']:.1e}     {worst['Neumann']:.1e}"
+        )
+    off_diagonal = float(np.abs(k0 - np.diag(np.diag(k0))).max())
+    print(f"K0's largest off-diagonal entry: {off_diagonal:.1e}")
+    print(json.dumps({"k0_off_diagonal": off_diagonal, "worst_relative_error": table}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
