@@ -13,12 +13,14 @@ cases/mesh.yaml is a similar case as a YAML file.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import numpy as np
 
 import slipstream as ss
 from shapes.mesh import read_mesh
+from solver.errors import SlipstreamError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,4 +75,8 @@ def main(argv: list[str] | None = None) -> ss.RunResult:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SlipstreamError as exc:  # a bad mesh, option or folder: one line, exit 2
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

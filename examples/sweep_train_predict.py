@@ -13,8 +13,10 @@ samples. The training config is built in Python (surrogate/train_config.py's dat
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from solver.errors import SlipstreamError
 from surrogate.make_dataset import make_dataset
 from surrogate.predictor import ParamPrediction, Predictor
 from surrogate.sweep_config import load_sweep, parameter_ranges
@@ -77,4 +79,8 @@ def main(argv: list[str] | None = None) -> tuple[dict, ParamPrediction]:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SlipstreamError as exc:  # a bad mesh, option or folder: one line, exit 2
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.errors import SlipstreamError
 from solver.refined_simulation import RefinedSimulation
 from solver.results import physical_fields
 from solver.run_state import RunResult
@@ -87,7 +88,7 @@ def surface_cp(sim: Simulation | RefinedSimulation, result: RunResult | Fields) 
     fields, sampled as surface.vtp's."""
     level = sim.finest
     if not len(level.surface_faces):
-        raise ValueError(
+        raise SlipstreamError(
             "the simulation has no body surface attached: build it with slipstream.simulation"
         )
     surface = surface_pressure(level, _state(result), level.surface_vertices_m, level.surface_faces)

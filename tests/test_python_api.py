@@ -28,12 +28,17 @@ SPHERE_OVERRIDES = [
 ]
 
 
-def _python_sphere(cells: int, steps: int) -> ss.Case:
-    """examples/sphere.py's case."""
-    spec = importlib.util.spec_from_file_location("sphere_example", ROOT / "examples" / "sphere.py")
+def _example(name: str):
+    """The module of examples/<name>.py (its main guarded, so nothing runs on import)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.sphere_case(cells, steps)
+    return module
+
+
+def _python_sphere(cells: int, steps: int) -> ss.Case:
+    """examples/sphere.py's case."""
+    return _example("sphere").sphere_case(cells, steps)
 
 
 def test_a_python_case_is_the_yaml_case():
@@ -131,9 +136,7 @@ def test_the_stl_example_writes_cp_on_the_skin_of_a_mesh_file(tmp_path):
     tunnel it sizes round the mesh is blocked by less than the body's bounding box (4.4%),
     summary.json holds the Cd it returns, and surface.vtp's largest Cp (near the stagnation
     point, above 0.9) lies on the front face."""
-    spec = importlib.util.spec_from_file_location("stl_example", ROOT / "examples" / "stl_body.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _example("stl_body")
     out = tmp_path / "stl"
     result = module.main(
         ["--cells", "12", "--steps", "400", "--min-gap-cells", "0.5", "--out", str(out)]
@@ -155,11 +158,7 @@ def test_the_sweep_train_predict_example_runs_end_to_end(tmp_path):
     pytest.importorskip("paddle", reason="the surrogate trains with PaddlePaddle")
     from surrogate.dataset import Dataset
 
-    spec = importlib.util.spec_from_file_location(
-        "sweep_example", ROOT / "examples" / "sweep_train_predict.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _example("sweep_train_predict")
     args = ["--samples", "8", "--cells", "16", "--steps", "300", "--epochs", "150"]
     metrics, prediction = module.main([*args, "--out", str(tmp_path)])
     dataset = Dataset(tmp_path / "dataset")
