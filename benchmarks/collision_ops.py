@@ -6,11 +6,11 @@ the collision function they were inlined from.
     python benchmarks/collision_ops.py
 
 Compiles cuda/host/lbm_host.cpp with the library's own flags plus -g (so each instruction carries
-its source line), disassembles the entropic bulk chunk without a force (objdump -dl) and sorts
-its vector instructions into arithmetic and register moves/spills by the function of
-cuda/lbm_collision.cuh whose lines they come from. A static count, not a timing: the vector loop
-is straight-line code, so on a processor bound by its vector ports the counts are what the
-cycles follow. Ends with one JSON line.
+its source line) and -DLBM_CHUNK_NOINLINE (so the chunk stays one function), disassembles the
+entropic bulk chunk without a force (objdump -dl) and sorts its vector instructions into
+arithmetic and register moves/spills by the function of cuda/lbm_collision.cuh whose lines they
+come from. A static count, not a timing: the vector loop is straight-line code, so on a
+processor bound by its vector ports the counts are what the cycles follow. Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -42,9 +42,8 @@ STAGES = {
         "lbm_smagorinsky_omega",
         "lbm_entropic_zm1",
     },
-    "stage 2 (the 6 x 6 projection)": {
+    "stage 2 (the projection's polynomial)": {
         "lbm_entropic_polynomial",
-        "lbm_solve_spd6",
         "lbm_inverse_sym3",
     },
     "stage 3 (populations)": {"lbm_entropic_relax"},
@@ -66,7 +65,16 @@ def disassemble() -> str:
     with tempfile.TemporaryDirectory() as tmp:
         obj = Path(tmp) / "lbm_host.o"
         subprocess.run(
-            ["c++", *flags, "-g", "-c", "-o", str(obj), str(CUDA_DIR / "host" / "lbm_host.cpp")],
+            [
+                "c++",
+                *flags,
+                "-g",
+                "-DLBM_CHUNK_NOINLINE",
+                "-c",
+                "-o",
+                str(obj),
+                str(CUDA_DIR / "host" / "lbm_host.cpp"),
+            ],
             check=True,
         )
         return subprocess.run(

@@ -263,49 +263,6 @@ __device__ __forceinline__ void lbm_inverse_sym3(const float a00, const float a1
     inv[5] = (a10 * a20 - a00 * a21) * inv_det;
 }
 
-// Solve of the symmetric positive definite 6x6 system k x = r in 3x3 blocks (the diagonal
-// stresses xx, yy, zz and the shears xy, xz, yz): with A, B, C the blocks of k,
-//   S = C - B^T A^-1 B,  x_shear = S^-1 (r_shear - B^T A^-1 r_diag),  x_diag = A^-1 (r_diag - B x_shear),
-// each 3x3 inverse by its adjugate: two divisions and independent products where pivoting the
-// 6x6 row by row takes six divisions in one serial chain (docs/performance.md measures both).
-// k: the lower triangle is read; r becomes x.
-__device__ __forceinline__ void lbm_solve_spd6(const float k[6][6], float* r) {
-    float ai[6];
-    lbm_inverse_sym3(k[0][0], k[1][0], k[1][1], k[2][0], k[2][1], k[2][2], ai);
-    const float am[3][3] = {{ai[0], ai[3], ai[4]}, {ai[3], ai[1], ai[5]}, {ai[4], ai[5], ai[2]}};
-    float w[3][3];  // A^-1 B, B[i][j] = k[3 + j][i]
-    LBM_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        LBM_UNROLL
-        for (int j = 0; j < 3; ++j) w[i][j] = am[i][0] * k[3 + j][0] + am[i][1] * k[3 + j][1] + am[i][2] * k[3 + j][2];
-    }
-    float sm[3][3];  // C - B^T A^-1 B, lower triangle
-    LBM_UNROLL
-    for (int i = 0; i < 3; ++i) {
-        LBM_UNROLL
-        for (int j = 0; j <= i; ++j)
-            sm[i][j] = k[3 + i][3 + j] - (k[3 + i][0] * w[0][j] + k[3 + i][1] * w[1][j] + k[3 + i][2] * w[2][j]);
-    }
-    float si[6];
-    lbm_inverse_sym3(sm[0][0], sm[1][0], sm[1][1], sm[2][0], sm[2][1], sm[2][2], si);
-    float rs[3];
-    LBM_UNROLL
-    for (int j = 0; j < 3; ++j) rs[j] = r[3 + j] - (w[0][j] * r[0] + w[1][j] * r[1] + w[2][j] * r[2]);
-    const float xs[3] = {si[0] * rs[0] + si[3] * rs[1] + si[4] * rs[2],
-                         si[3] * rs[0] + si[1] * rs[1] + si[5] * rs[2],
-                         si[4] * rs[0] + si[5] * rs[1] + si[2] * rs[2]};
-    float xd[3];
-    LBM_UNROLL
-    for (int i = 0; i < 3; ++i)
-        xd[i] = am[i][0] * r[0] + am[i][1] * r[1] + am[i][2] * r[2] - (w[i][0] * xs[0] + w[i][1] * xs[1] + w[i][2] * xs[2]);
-    r[0] = xd[0];
-    r[1] = xd[1];
-    r[2] = xd[2];
-    r[3] = xs[0];
-    r[4] = xs[1];
-    r[5] = xs[2];
-}
-
 // The entropic regularized collision (see the top of this file) in three stages, run back to back
 // by lbm_collide_entropic: the cell's state, the polynomial of its post-collision non-equilibrium
 // part, and the populations.
@@ -371,10 +328,19 @@ __device__ __forceinline__ LbmEntropicCell lbm_entropic_cell(const float* f, con
 // fit of f_neq by E times a quadratic polynomial of c, weighted by 1 / E. In the basis 1, c - u,
 // zeta_s (the quadratic monomials phi_s = c_x c_x, ..., c_y c_z with their mean and their
 // regression on c removed) the fit's normal equations decouple: the conserved parts of f_neq
-// vanish, and the coefficients lambda of the zeta_s solve
-//   K lambda = pi,  K = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi),
-// all moments taken over E / rho. The post-collision part (1 - omega) P_S f_neq +
-// (omega - omega_bulk) P_trace f_neq is E times p(c) = sum_s lambda_s phi_s(c) - g.c + a0.
+// vanish, and the coefficients lambda of the zeta_s solve K lambda = pi,
+//   K = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi),
+// all moments taken over E / rho. K is even in u, K = K0 + Q(u) + O(u^4) with
+// K0 = diag(2/9, 2/9, 2/9, 1/9, 1/9, 1/9) (xx, yy, zz, xy, xz, yz) and Q quadratic in u, sparse,
+// with rational entries (docs/solver.md, "Computing P"). The kernel takes one Neumann step,
+//   lambda = M pi,  M = K0^-1 - K0^-1 Q(u) K0^-1,
+// instead of assembling and solving K: the eigenvalues of M K lie in [1 - 8e-4, 1] at |u| <= 0.1
+// and [1 - 0.05, 1] at 0.3, so the relaxation stays a contraction (it damps the stress by at most
+// that fraction more than the exact projection), and the trace direction's norm
+// <E zeta_tr, E zeta_tr> / rho = 2/3 - 4/3 |u|^2 + O(u^4) likewise. The zeta_s keep their exact
+// mean and regression on c, so mass and momentum are conserved exactly. The post-collision part
+// (1 - omega) P_S f_neq + (omega - omega_bulk) P_trace f_neq is E times
+// p(c) = sum_s lambda_s phi_s(c) - g.c + a0.
 struct LbmEntropicPolynomial {
     float lambda[6], g[3], a0;
 };
@@ -386,87 +352,56 @@ __device__ __forceinline__ LbmEntropicPolynomial lbm_entropic_polynomial(const L
     const float* s = e.s;
     const float* pi = cell.pi;
     const float omega = cell.omega;
-    // Moments of E / rho: mean m, second moments mu2, third t_klm (c_k c_k c_l), fourth q_kl
-    // (c_k c_k c_l c_l). On D3Q19 c_k^3 = c_k, and no link has three non-zero components.
+    const float ux = cell.ux, uy = cell.uy, uz = cell.uz;
+    // lambda = l - K0^-1 Q l with l = K0^-1 pi; each row of Q has four non-zero entries.
+    const float l[6] = {4.5f * pi[0], 4.5f * pi[1], 4.5f * pi[2], 9.0f * pi[3], 9.0f * pi[4], 9.0f * pi[5]};
+    const float xx = ux * ux, yy = uy * uy, zz = uz * uz;
+    const float xy3 = (1.0f / 3.0f) * ux * uy, xz3 = (1.0f / 3.0f) * ux * uz, yz3 = (1.0f / 3.0f) * uy * uz;
+    const float xx6 = (1.0f / 6.0f) * xx, yy6 = (1.0f / 6.0f) * yy, zz6 = (1.0f / 6.0f) * zz;
+    const float ql[6] = {xx * l[0] + zz6 * l[1] + yy6 * l[2] + yz3 * l[5],   // -(Q l)
+                         zz6 * l[0] + yy * l[1] + xx6 * l[2] + xz3 * l[4],
+                         yy6 * l[0] + xx6 * l[1] + zz * l[2] + xy3 * l[3],
+                         xy3 * l[2] + zz6 * l[3] + yz3 * l[4] + xz3 * l[5],
+                         xz3 * l[1] + yz3 * l[3] + yy6 * l[4] + xy3 * l[5],
+                         yz3 * l[0] + xz3 * l[3] + xy3 * l[4] + xx6 * l[5]};
+    // Post-collision coefficients: the deviatoric stress space relaxes with omega, its trace
+    // direction (1, 1, 1, 0, 0, 0) with omega_bulk: kappa = tr(pi) / <zeta_tr, zeta_tr>.
+    const float kappa = (pi[0] + pi[1] + pi[2]) * 1.5f * (1.0f + 2.0f * (xx + yy + zz));
+    const float one_minus_omega = 1.0f - omega, bulk_part = (omega - LBM_OMEGA_BULK) * kappa;
+    float lambda[6];
+    LBM_UNROLL
+    for (int j = 0; j < 6; ++j) {
+        const float k0_inv = j < 3 ? 4.5f : 9.0f;
+        lambda[j] = one_minus_omega * (l[j] + k0_inv * ql[j]) + (j < 3 ? bulk_part : 0.0f);
+    }
+    // Moments of E / rho: mean m, second moments mu2, third t_klm (c_k c_k c_l). On D3Q19
+    // c_k^3 = c_k, and no link has three non-zero components.
     const float m[3] = {s[0] * (1.0f + c[1] + c[2]) * iz, s[1] * (1.0f + c[0] + c[2]) * iz,
                         s[2] * (1.0f + c[0] + c[1]) * iz};
     float mu2[6];
     lbm_entropic_mu2(e, mu2);
     const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
     const float tyyz = c[1] * s[2] * iz, tzzx = c[2] * s[0] * iz, tzzy = c[2] * s[1] * iz;
-    const float qxy = c[0] * c[1] * iz, qxz = c[0] * c[2] * iz, qyz = c[1] * c[2] * iz;
-
-    // Cov(c, c) and its inverse (adjugate).
-    const float sxx = mu2[0] - m[0] * m[0], syy = mu2[1] - m[1] * m[1], szz = mu2[2] - m[2] * m[2];
-    const float sxy = mu2[3] - m[0] * m[1], sxz = mu2[4] - m[0] * m[2], syz = mu2[5] - m[1] * m[2];
-    const float a00 = syy * szz - syz * syz, a01 = sxz * syz - sxy * szz, a02 = sxy * syz - sxz * syy;
-    const float a11 = sxx * szz - sxz * sxz, a12 = sxy * sxz - sxx * syz, a22 = sxx * syy - sxy * sxy;
-    const float inv_det = 1.0f / (sxx * a00 + sxy * a01 + sxz * a02);
-    const float si[3][3] = {{a00 * inv_det, a01 * inv_det, a02 * inv_det},
-                            {a01 * inv_det, a11 * inv_det, a12 * inv_det},
-                            {a02 * inv_det, a12 * inv_det, a22 * inv_det}};
-    // Cov(c_k, phi_s): third moments less m_k mu2_s.
-    const float third[3][6] = {{m[0], tyyx, tzzx, txxy, txxz, 0.0f},
-                               {txxy, m[1], tzzy, tyyx, 0.0f, tyyz},
-                               {txxz, tyyz, m[2], 0.0f, tzzx, tzzy}};
-    float cov_c[3][6];
-    LBM_UNROLL
-    for (int k = 0; k < 3; ++k) {
-        LBM_UNROLL
-        for (int j = 0; j < 6; ++j) cov_c[k][j] = third[k][j] - m[k] * mu2[j];
-    }
-    // Cov(phi_s, phi_t): fourth moments less mu2_s mu2_t.
-    const float fourth[6][6] = {{mu2[0], qxy, qxz, mu2[3], mu2[4], 0.0f},
-                                {qxy, mu2[1], qyz, mu2[3], 0.0f, mu2[5]},
-                                {qxz, qyz, mu2[2], 0.0f, mu2[4], mu2[5]},
-                                {mu2[3], mu2[3], 0.0f, qxy, 0.0f, 0.0f},
-                                {mu2[4], 0.0f, mu2[4], 0.0f, qxz, 0.0f},
-                                {0.0f, mu2[5], mu2[5], 0.0f, 0.0f, qyz}};
-    float reg[3][6];  // Cov(c, c)^-1 Cov(c, phi)
-    LBM_UNROLL
-    for (int k = 0; k < 3; ++k) {
-        LBM_UNROLL
-        for (int j = 0; j < 6; ++j) reg[k][j] = si[k][0] * cov_c[0][j] + si[k][1] * cov_c[1][j] + si[k][2] * cov_c[2][j];
-    }
-    float kmat[6][6];
-    LBM_UNROLL
-    for (int i = 0; i < 6; ++i) {
-        LBM_UNROLL
-        for (int j = 0; j <= i; ++j)
-            kmat[i][j] = fourth[i][j] - mu2[i] * mu2[j] -
-                         (cov_c[0][i] * reg[0][j] + cov_c[1][i] * reg[1][j] + cov_c[2][i] * reg[2][j]);
-    }
-    // The trace direction of the stress space, E zeta_tr with zeta_tr = zeta_xx + zeta_yy + zeta_zz:
-    // <E zeta_tr, E zeta_tr> = the sum of K's diagonal-stress block, <E zeta_tr, f_neq> = rho tr(pi).
-    const float k_trace = kmat[0][0] + kmat[1][1] + kmat[2][2] + 2.0f * (kmat[1][0] + kmat[2][0] + kmat[2][1]);
-    const float kappa = (pi[0] + pi[1] + pi[2]) / k_trace;
-    float lambda[6] = {pi[0], pi[1], pi[2], pi[3], pi[4], pi[5]};
-    lbm_solve_spd6(kmat, lambda);
-    // Post-collision non-equilibrium: (1 - omega) P_S f_neq + (omega - omega_bulk) P_trace f_neq,
-    // i.e. the deviatoric stress space relaxes with omega, its trace direction with omega_bulk.
-    // Both are E times a quadratic polynomial: coefficients lambda_s on phi_s below.
-    const float one_minus_omega = 1.0f - omega, bulk_part = (omega - LBM_OMEGA_BULK) * kappa;
-    LBM_UNROLL
-    for (int j = 0; j < 6; ++j) lambda[j] = one_minus_omega * lambda[j] + (j < 3 ? bulk_part : 0.0f);
-    // The polynomial p(c) = sum_s lambda_s phi_s(c) - g.c + a0 with g = reg lambda and
-    // a0 = g.m - lambda.mu2 (each phi_s less its mean and its regression on c); P_q = E_q p(c_q).
-    float g3[3], a0 = 0.0f;
-    LBM_UNROLL
-    for (int k = 0; k < 3; ++k) {
-        g3[k] = 0.0f;
-        LBM_UNROLL
-        for (int j = 0; j < 6; ++j) g3[k] += reg[k][j] * lambda[j];
-        a0 += g3[k] * m[k];
-    }
-    LBM_UNROLL
-    for (int j = 0; j < 6; ++j) a0 -= lambda[j] * mu2[j];
-
+    // g = Cov(c, c)^-1 Cov(c, phi) lambda, with Cov(c, phi) lambda = sum c phi.lambda - m mu2.lambda,
+    // and a0 = g.m - lambda.mu2: each phi_s less its mean and its regression on c; P_q = E_q p(c_q).
+    const float mu2_lambda = lambda[0] * mu2[0] + lambda[1] * mu2[1] + lambda[2] * mu2[2] +
+                             lambda[3] * mu2[3] + lambda[4] * mu2[4] + lambda[5] * mu2[5];
+    const float cov_x = m[0] * lambda[0] + tyyx * lambda[1] + tzzx * lambda[2] + txxy * lambda[3] +
+                        txxz * lambda[4] - m[0] * mu2_lambda;
+    const float cov_y = txxy * lambda[0] + m[1] * lambda[1] + tzzy * lambda[2] + tyyx * lambda[3] +
+                        tyyz * lambda[5] - m[1] * mu2_lambda;
+    const float cov_z = txxz * lambda[0] + tyyz * lambda[1] + m[2] * lambda[2] + tzzx * lambda[4] +
+                        tzzy * lambda[5] - m[2] * mu2_lambda;
+    float si[6];  // Cov(c, c)^-1 as (xx, yy, zz, xy, xz, yz)
+    lbm_inverse_sym3(mu2[0] - m[0] * m[0], mu2[3] - m[0] * m[1], mu2[1] - m[1] * m[1],
+                     mu2[4] - m[0] * m[2], mu2[5] - m[1] * m[2], mu2[2] - m[2] * m[2], si);
     LbmEntropicPolynomial poly;
+    poly.g[0] = si[0] * cov_x + si[3] * cov_y + si[4] * cov_z;
+    poly.g[1] = si[3] * cov_x + si[1] * cov_y + si[5] * cov_z;
+    poly.g[2] = si[4] * cov_x + si[5] * cov_y + si[2] * cov_z;
+    poly.a0 = poly.g[0] * m[0] + poly.g[1] * m[1] + poly.g[2] * m[2] - mu2_lambda;
     LBM_UNROLL
     for (int j = 0; j < 6; ++j) poly.lambda[j] = lambda[j];
-    LBM_UNROLL
-    for (int k = 0; k < 3; ++k) poly.g[k] = g3[k];
-    poly.a0 = a0;
     return poly;
 }
 

@@ -85,24 +85,73 @@ def _projection(vectors: np.ndarray, eq: np.ndarray) -> np.ndarray:
     return vectors.T @ np.linalg.solve(gram, vectors / eq)
 
 
+def stress_basis(eq: np.ndarray) -> np.ndarray:
+    """zeta[6, 19]: the quadratic monomials (xx, yy, zz, xy, xz, yz) less their mean and their
+    least-squares regression on c under the equilibrium eq (weights eq / rho)."""
+    p = eq / eq.sum()
+    phi, lin = _BASIS[4:], _BASIS[1:4]
+    mean_phi, mean_c = phi @ p, lin @ p
+    cov_cc = (lin * p) @ lin.T - np.outer(mean_c, mean_c)
+    cov_cphi = (lin * p) @ phi.T - np.outer(mean_c, mean_phi)
+    reg = np.linalg.solve(cov_cc, cov_cphi)
+    return phi - mean_phi[:, None] - reg.T @ (lin - mean_c[:, None])
+
+
+def stress_covariance(u: np.ndarray) -> np.ndarray:
+    """K(u) = Cov(phi, phi) - Cov(phi, c) Cov(c, c)^-1 Cov(c, phi) under E(u) / rho: the Gram
+    matrix of the stress basis, sum zeta_s zeta_t E / rho."""
+    eq = entropic_equilibrium(1.0, u)
+    zeta = stress_basis(eq)
+    return (zeta * eq) @ zeta.T
+
+
+def stress_covariance_second_order(u: np.ndarray, s: float = 1e-2) -> np.ndarray:
+    """Q(u), the term of K(u) = K(0) + Q(u) + O(u^4) quadratic in u (K is even in u), from the
+    exact K by Richardson extrapolation of D(s) = (K(s u) - K(0)) / s^2 = Q + s^2 R + O(s^4)."""
+    k0 = stress_covariance(np.zeros(3))
+    d = [(stress_covariance(h * u) - k0) / h**2 for h in (s, s / 2)]
+    return (4 * d[1] - d[0]) / 3
+
+
+_TRACE = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+
+
 def collide_entropic(
-    f: np.ndarray, omega: float, g: np.ndarray | None = None, omega_bulk: float = 1.0
+    f: np.ndarray,
+    omega: float,
+    g: np.ndarray | None = None,
+    omega_bulk: float = 1.0,
+    projection: str = "expanded",
 ) -> np.ndarray:
     """One cell (f[19], unshifted): f* = E + (1 - omega) P_dev v + (1 - omega_bulk) P_tr v + F/2
     with v = f - E + F/2, u = j / rho + g / 2. P_S projects onto E * {polynomials of degree <= 2
     in c} less the span of E {1, c}; P_tr onto E times the trace polynomial's part in it;
-    P_dev = P_S - P_tr; all orthogonal in sum a b / E (generic weighted least squares)."""
+    P_dev = P_S - P_tr; all orthogonal in sum a b / E.
+
+    projection="exact": the projections by generic weighted least squares. "expanded" (the
+    kernel's): P_S v = E zeta.lambda with lambda = M pi, pi = sum phi v / rho, M = K0^-1 -
+    K0^-1 Q(u) K0^-1 the first two terms of K(u)^-1's expansion about u = 0, and the trace
+    direction's norm t.K.t likewise to first order in Q; the stress basis zeta is exact."""
     g = np.zeros(3) if g is None else np.asarray(g, float)
     rho = f.sum()
     u = _CF.T @ f / rho + 0.5 * g
     eq = entropic_equilibrium(rho, u)
     force = guo_force(rho, u, g)
     v = f - eq + 0.5 * force
-    conserved = _projection(_BASIS[:4] * eq, eq)
-    p_s = _projection(_BASIS * eq, eq) - conserved
-    trace = p_s @ ((_CF**2).sum(axis=1) * eq)
-    p_tr = np.outer(trace, trace / eq) / (trace @ (trace / eq))
-    return eq + (1 - omega) * (p_s - p_tr) @ v + (1 - omega_bulk) * p_tr @ v + 0.5 * force
+    if projection == "exact":
+        conserved = _projection(_BASIS[:4] * eq, eq)
+        p_s = _projection(_BASIS * eq, eq) - conserved
+        trace = p_s @ ((_CF**2).sum(axis=1) * eq)
+        p_tr = np.outer(trace, trace / eq) / (trace @ (trace / eq))
+        return eq + (1 - omega) * (p_s - p_tr) @ v + (1 - omega_bulk) * p_tr @ v + 0.5 * force
+    k0_inv = np.linalg.inv(stress_covariance(np.zeros(3)))
+    q = stress_covariance_second_order(u)
+    fit = k0_inv - k0_inv @ q @ k0_inv
+    k0_trace = _TRACE @ np.linalg.inv(k0_inv) @ _TRACE
+    inv_trace_norm = (1 - (_TRACE @ q @ _TRACE) / k0_trace) / k0_trace
+    pi = _BASIS[4:] @ v / rho
+    lam = (1 - omega) * fit @ pi + (omega - omega_bulk) * (_TRACE @ pi) * inv_trace_norm * _TRACE
+    return eq + eq * (lam @ stress_basis(eq)) + 0.5 * force
 
 
 def entropic_omega(

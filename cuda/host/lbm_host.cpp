@@ -55,8 +55,17 @@ __forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const
 #undef LBM_PREFETCH
 }
 
+// The compiler may inline a chunk into its run (it does once the collision is short enough);
+// benchmarks/collision_ops.py builds with -DLBM_CHUNK_NOINLINE to keep the chunk's vector loop
+// one function to disassemble.
+#ifdef LBM_CHUNK_NOINLINE
+#define LBM_CHUNK_ATTR __attribute__((noinline))
+#else
+#define LBM_CHUNK_ATTR
+#endif
+
 template <int kCollision, bool kForce>
-void bulk_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
+LBM_CHUNK_ATTR void bulk_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
                 const long long row, const int x0, const int ym, const int y, const int yp,
                 const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
@@ -235,7 +244,7 @@ void flush_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p
 
 // Denormal floats flushed to zero for the step's duration, in the calling thread (the caller's
 // mode comes back after). In a fluid at rest the velocities are of round-off size, and their
-// products in the entropic collision's 6 x 6 projection fall below 1e-38, where every x86
+// products in the entropic collision's projection fall below 1e-38, where every x86
 // operation on them takes a microcode assist: the entropic LES box nearly at rest ran 135-137 ns
 // per cell against 15.6-16.1 flushed (benchmarks/collision_cost.py; docs/performance.md). Flushing changes values only below
 // 1.2e-38; the GPU (without -ftz) computes them at full speed and rounds them as IEEE.
