@@ -421,45 +421,55 @@ __device__ __forceinline__ void lbm_entropic_relax(const LbmEntropicCell& cell,
     // Per link, E_q = rho w_q X_q / Z with X_q = exp(b.c_q) a product of the axis factors
     // exp(+-b_k) = 1 + a_k +- s_k, and the polynomial p(c_q) a sum of per-axis parts h_k = lambda_kk
     // -+ g_k, the cross term c_k c_l lambda_kl and a0. The shifted result E - w + E p is then
-    //   w inv_z (X (drho + rho p) + (X - 1) - (Z - 1)).
-    // Each link's expression names only its non-zero components (a product with a zero or a sum
-    // with +0 is not dropped by a compiler that keeps IEEE semantics).
-    const float drho = cell.drho, zm1 = lbm_entropic_zm1(e), inv_z = 9.0f * e.inv9z;
+    //   w inv_z ((drho - (Z - 1) + rho p) + (X - 1) rho (1 + p)),
+    // every term small or multiplied by a small one, so float32 keeps the deviation from w. a0 is
+    // folded into the per-axis part of each link's first axis. Each link's expression names only
+    // its non-zero components (a product with a zero or a sum with +0 is not dropped by a compiler
+    // that keeps IEEE semantics).
+    const float drho = cell.drho, inv_z = 9.0f * e.inv9z;
+    const float d0 = drho - lbm_entropic_zm1(e);
     const float ep[3] = {a[0] + s[0], a[1] + s[1], a[2] + s[2]};  // exp(+b_k) - 1
     const float em[3] = {a[0] - s[0], a[1] - s[1], a[2] - s[2]};  // exp(-b_k) - 1
     const float hp[3] = {lambda[0] - g3[0], lambda[1] - g3[1], lambda[2] - g3[2]};  // c_k = +1
     const float hm[3] = {lambda[0] + g3[0], lambda[1] + g3[1], lambda[2] + g3[2]};  // c_k = -1
+    const float hpa[3] = {hp[0] + a0, hp[1] + a0, hp[2] + a0};
+    const float hma[3] = {hm[0] + a0, hm[1] + a0, hm[2] + a0};
     const float ug = ux * gx + uy * gy + uz * gz;
 #define LBM_EK(c, k) ((c) > 0 ? ep[k] : em[k])
 #define LBM_HK(c, k) ((c) > 0 ? hp[k] : hm[k])
+#define LBM_HKA(c, k) ((c) > 0 ? hpa[k] : hma[k])
 #define LBM_PAIR_X(e1, e2) ((e1) + (e2) + (e1) * (e2))
-    // X - 1 and p - a0 of a link with its two non-zero components on axes k, l (cross term lambda_kl).
-#define LBM_LINK_TERMS(cx, cy, cz, xm1, pm)                                                          \
+    // X - 1 and p of a link with its two non-zero components on axes k, l (cross term lambda_kl).
+#define LBM_LINK_TERMS(cx, cy, cz, xm1, poly)                                                        \
     if ((cx) && (cy)) {                                                                               \
         xm1 = LBM_PAIR_X(LBM_EK(cx, 0), LBM_EK(cy, 1));                                               \
-        pm = LBM_HK(cx, 0) + LBM_HK(cy, 1) + LBM_CV((cx) * (cy), lambda[3]);                          \
+        poly = LBM_HKA(cx, 0) + LBM_HK(cy, 1) + LBM_CV((cx) * (cy), lambda[3]);                       \
     } else if ((cx) && (cz)) {                                                                        \
         xm1 = LBM_PAIR_X(LBM_EK(cx, 0), LBM_EK(cz, 2));                                               \
-        pm = LBM_HK(cx, 0) + LBM_HK(cz, 2) + LBM_CV((cx) * (cz), lambda[4]);                          \
+        poly = LBM_HKA(cx, 0) + LBM_HK(cz, 2) + LBM_CV((cx) * (cz), lambda[4]);                       \
     } else if ((cy) && (cz)) {                                                                        \
         xm1 = LBM_PAIR_X(LBM_EK(cy, 1), LBM_EK(cz, 2));                                               \
-        pm = LBM_HK(cy, 1) + LBM_HK(cz, 2) + LBM_CV((cy) * (cz), lambda[5]);                          \
+        poly = LBM_HKA(cy, 1) + LBM_HK(cz, 2) + LBM_CV((cy) * (cz), lambda[5]);                       \
     } else if (cx) {                                                                                  \
         xm1 = LBM_EK(cx, 0);                                                                          \
-        pm = LBM_HK(cx, 0);                                                                           \
+        poly = LBM_HKA(cx, 0);                                                                        \
     } else if (cy) {                                                                                  \
         xm1 = LBM_EK(cy, 1);                                                                          \
-        pm = LBM_HK(cy, 1);                                                                           \
+        poly = LBM_HKA(cy, 1);                                                                        \
     } else if (cz) {                                                                                  \
         xm1 = LBM_EK(cz, 2);                                                                          \
-        pm = LBM_HK(cz, 2);                                                                           \
+        poly = LBM_HKA(cz, 2);                                                                        \
     }
 #define LBM_RELAX_ENTROPIC(q, cx, cy, cz, w)                                                           \
     {                                                                                                  \
-        float xm1 = 0.0f, pm = 0.0f;                                                                   \
-        LBM_LINK_TERMS(cx, cy, cz, xm1, pm)                                                            \
-        const float poly = (cx) || (cy) || (cz) ? pm + a0 : a0;                                        \
-        float fq = ((w) * inv_z) * ((1.0f + xm1) * (drho + rho * poly) + (xm1 - zm1));                 \
+        float fq;                                                                                      \
+        if ((cx) || (cy) || (cz)) {                                                                    \
+            float xm1 = 0.0f, poly = 0.0f;                                                             \
+            LBM_LINK_TERMS(cx, cy, cz, xm1, poly)                                                      \
+            fq = ((w) * inv_z) * ((d0 + rho * poly) + xm1 * (rho + rho * poly));                       \
+        } else {                                                                                       \
+            fq = ((w) * inv_z) * (d0 + rho * a0);                                                      \
+        }                                                                                              \
         if (has_force) {                                                                               \
             const float cu = LBM_CV(cx, ux) + LBM_CV(cy, uy) + LBM_CV(cz, uz);                         \
             const float cg = LBM_CV(cx, gx) + LBM_CV(cy, gy) + LBM_CV(cz, gz);                         \
@@ -471,6 +481,7 @@ __device__ __forceinline__ void lbm_entropic_relax(const LbmEntropicCell& cell,
 #undef LBM_RELAX_ENTROPIC
 #undef LBM_LINK_TERMS
 #undef LBM_PAIR_X
+#undef LBM_HKA
 #undef LBM_HK
 #undef LBM_EK
 }
