@@ -23,8 +23,8 @@
 // velocity, however close tau0 is to 1/2 (tests/test_collision.py computes the spectrum; BGK
 // with the polynomial equilibrium grows at 8e-3 per step at u = 0.1 there). The projection's
 // coefficients come from one Neumann step about u = 0 (lbm_entropic_polynomial), which damps the
-// stress by at most 7.5e-4 of itself more than the exact projection at |u| = 0.1 and keeps the
-// contraction.
+// stress by up to 7.6e-4 of itself more than the exact projection at |u| = 0.1 (the largest over
+// sampled directions) and keeps the contraction in every direction sampled up to |u| = 0.3.
 //
 // Both: the Smagorinsky-Lilly subgrid model (Hou et al. 1996, J. Comput. Phys. 118, 329),
 // tau_eff = (tau0 + sqrt(tau0^2 + 18 sqrt(2) Cs^2 |Pi_neq| / rho_0)) / 2, and a body force by
@@ -337,8 +337,8 @@ __device__ __forceinline__ LbmEntropicCell lbm_entropic_cell(const float* f, con
 // K0 = diag(2/9, 2/9, 2/9, 1/9, 1/9, 1/9) (xx, yy, zz, xy, xz, yz) and Q quadratic in u, sparse,
 // with rational entries (docs/solver.md, "Computing P"). The kernel takes one Neumann step,
 //   lambda = M pi,  M = K0^-1 - K0^-1 Q(u) K0^-1,
-// instead of assembling and solving K: the eigenvalues of M K lie in [1 - 8e-4, 1] at |u| <= 0.1
-// and [1 - 0.05, 1] at 0.3, so the relaxation stays a contraction (it damps the stress by at most
+// instead of assembling and solving K: the eigenvalues of M K lie in [1 - 7.6e-4, 1] at |u| = 0.1
+// and [1 - 5.0e-2, 1] at 0.3 (sampled directions), so the relaxation stays a contraction (it damps the stress by at most
 // that fraction more than the exact projection), and the trace direction's norm
 // <E zeta_tr, E zeta_tr> / rho = 2/3 - 4/3 |u|^2 + O(u^4) likewise. The zeta_s keep their exact
 // mean and regression on c, so mass and momentum are conserved exactly. The post-collision part

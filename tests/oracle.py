@@ -114,6 +114,9 @@ def stress_covariance_second_order(u: np.ndarray, s: float = 1e-2) -> np.ndarray
 
 
 _TRACE = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+#: K at rest, diag(2/9, 2/9, 2/9, 1/9, 1/9, 1/9) to round-off.
+_K0 = stress_covariance(np.zeros(3))
+_PROJECTIONS = ("expanded", "exact")
 
 
 def collide_entropic(
@@ -132,6 +135,8 @@ def collide_entropic(
     kernel's): P_S v = E zeta.lambda with lambda = M pi, pi = sum phi v / rho, M = K0^-1 -
     K0^-1 Q(u) K0^-1 the first two terms of K(u)^-1's expansion about u = 0, and the trace
     direction's norm t.K.t likewise to first order in Q; the stress basis zeta is exact."""
+    if projection not in _PROJECTIONS:
+        raise ValueError(f"projection must be one of {_PROJECTIONS}, not {projection!r}")
     g = np.zeros(3) if g is None else np.asarray(g, float)
     rho = f.sum()
     u = _CF.T @ f / rho + 0.5 * g
@@ -144,10 +149,10 @@ def collide_entropic(
         trace = p_s @ ((_CF**2).sum(axis=1) * eq)
         p_tr = np.outer(trace, trace / eq) / (trace @ (trace / eq))
         return eq + (1 - omega) * (p_s - p_tr) @ v + (1 - omega_bulk) * p_tr @ v + 0.5 * force
-    k0_inv = np.linalg.inv(stress_covariance(np.zeros(3)))
+    k0_inv = np.linalg.inv(_K0)
     q = stress_covariance_second_order(u)
     fit = k0_inv - k0_inv @ q @ k0_inv
-    k0_trace = _TRACE @ np.linalg.inv(k0_inv) @ _TRACE
+    k0_trace = _TRACE @ _K0 @ _TRACE
     inv_trace_norm = (1 - (_TRACE @ q @ _TRACE) / k0_trace) / k0_trace
     pi = _BASIS[4:] @ v / rho
     lam = (1 - omega) * fit @ pi + (omega - omega_bulk) * (_TRACE @ pi) * inv_trace_norm * _TRACE
@@ -167,14 +172,20 @@ def entropic_omega(
 
 
 def step_periodic_entropic(
-    f: np.ndarray, tau0: float, cs_smag: float = 0.0, g: np.ndarray | None = None
+    f: np.ndarray,
+    tau0: float,
+    cs_smag: float = 0.0,
+    g: np.ndarray | None = None,
+    projection: str = "expanded",
 ) -> np.ndarray:
-    """Pull-stream then collide with the entropic regularized operator; f[q, z, y, x] unshifted."""
+    """Pull-stream then collide with the entropic regularized operator (its projection expanded,
+    as the kernel's, or exact: collide_entropic); f[q, z, y, x] unshifted."""
     pulled = np.stack(
         [np.roll(f[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
     )
     out = np.empty_like(pulled)
     for idx in np.ndindex(pulled.shape[1:]):
         cell = pulled[(slice(None), *idx)]
-        out[(slice(None), *idx)] = collide_entropic(cell, entropic_omega(cell, tau0, cs_smag, g), g)
+        omega = entropic_omega(cell, tau0, cs_smag, g)
+        out[(slice(None), *idx)] = collide_entropic(cell, omega, g, projection=projection)
     return out
