@@ -35,17 +35,15 @@ STAGES = {
     "stage 1 (moments, entropic state, stress, subgrid)": {
         "lbm_raw_moments",
         "lbm_entropic_cell",
-        "lbm_entropic_state",
+        "lbm_entropic_fit",
         "lbm_entropic_axes",
         "lbm_coshm1_sinh",
+        "lbm_inverse_sym3",
         "lbm_entropic_mu2",
         "lbm_smagorinsky_omega",
         "lbm_entropic_zm1",
     },
-    "stage 2 (the projection's polynomial)": {
-        "lbm_entropic_polynomial",
-        "lbm_inverse_sym3",
-    },
+    "stage 2 (the projection's polynomial)": {"lbm_entropic_polynomial"},
     "stage 3 (populations)": {"lbm_entropic_relax"},
 }
 

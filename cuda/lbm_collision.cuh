@@ -164,12 +164,9 @@ __device__ __forceinline__ void lbm_coshm1_sinh(const float b, float* coshm1, fl
 }
 
 // The entropic equilibrium at velocity u, per unit density: a_k = cosh(b_k) - 1, s_k = sinh(b_k)
-// along each axis, z9m1 = 9 Z - 9 (Z the partition sum), inv9z = 1 / (9 Z). On D3Q19,
+// along each axis, inv9z = 1 / (9 Z) (Z the partition sum). On D3Q19,
 //   9 Z = 3 + sum_k cosh b_k + sum_{k<l} cosh b_k cosh b_l,
-//   9 Z u_x = sinh b_x (1 + cosh b_y + cosh b_z), and so on,
-// so b follows from u by Newton's method from b = 3 u. On D3Q19 b = 3 u + O(u^5) (the cubic terms
-// of the inverse series cancel), so one step is enough: the residual |u(b) - u| / |u| after it is
-// 9e-13 at |u| = 0.1, 3e-9 at 0.2 and 3e-7 at 0.3 (float64), below float32's round-off up to 0.25.
+//   9 Z u_x = sinh b_x (1 + cosh b_y + cosh b_z), and so on.
 struct LbmEntropicState {
     float a[3], s[3], inv9z;
 };
@@ -183,31 +180,57 @@ __device__ __forceinline__ LbmEntropicState lbm_entropic_axes(const float* b) {
     return e;
 }
 
-__device__ __forceinline__ LbmEntropicState lbm_entropic_state(const float ux, const float uy,
-                                                               const float uz) {
-    float b[3] = {3.0f * ux, 3.0f * uy, 3.0f * uz};
-    {
-        const LbmEntropicState e = lbm_entropic_axes(b);
-        const float cx = 1.0f + e.a[0], cy = 1.0f + e.a[1], cz = 1.0f + e.a[2];
-        // Moments of the current E per unit density: mean m and covariance (the Jacobian du/db).
-        const float mx = e.s[0] * (1.0f + cy + cz) * e.inv9z, my = e.s[1] * (1.0f + cx + cz) * e.inv9z,
-                    mz = e.s[2] * (1.0f + cx + cy) * e.inv9z;
-        const float jxx = cx * (1.0f + cy + cz) * e.inv9z - mx * mx;
-        const float jyy = cy * (1.0f + cx + cz) * e.inv9z - my * my;
-        const float jzz = cz * (1.0f + cx + cy) * e.inv9z - mz * mz;
-        const float jxy = e.s[0] * e.s[1] * e.inv9z - mx * my;
-        const float jxz = e.s[0] * e.s[2] * e.inv9z - mx * mz;
-        const float jyz = e.s[1] * e.s[2] * e.inv9z - my * mz;
-        const float rx = ux - mx, ry = uy - my, rz = uz - mz;
-        // Newton step: solve J db = r by the adjugate of the symmetric 3x3 J.
-        const float c00 = jyy * jzz - jyz * jyz, c01 = jxz * jyz - jxy * jzz, c02 = jxy * jyz - jxz * jyy;
-        const float c11 = jxx * jzz - jxz * jxz, c12 = jxy * jxz - jxx * jyz, c22 = jxx * jyy - jxy * jxy;
-        const float inv_det = 1.0f / (jxx * c00 + jxy * c01 + jxz * c02);
-        b[0] += (c00 * rx + c01 * ry + c02 * rz) * inv_det;
-        b[1] += (c01 * rx + c11 * ry + c12 * rz) * inv_det;
-        b[2] += (c02 * rx + c12 * ry + c22 * rz) * inv_det;
-    }
-    return lbm_entropic_axes(b);
+// Inverse of the symmetric 3x3 matrix ((a00 a10 a20) (a10 a11 a21) (a20 a21 a22)) by its
+// adjugate, as (xx, yy, zz, xy, xz, yz).
+__device__ __forceinline__ void lbm_inverse_sym3(const float a00, const float a10, const float a11,
+                                                 const float a20, const float a21, const float a22,
+                                                 float* inv) {
+    const float c00 = a11 * a22 - a21 * a21, c01 = a20 * a21 - a10 * a22, c02 = a10 * a21 - a20 * a11;
+    const float inv_det = 1.0f / (a00 * c00 + a10 * c01 + a20 * c02);
+    inv[0] = c00 * inv_det;
+    inv[1] = (a00 * a22 - a20 * a20) * inv_det;
+    inv[2] = (a00 * a11 - a10 * a10) * inv_det;
+    inv[3] = c01 * inv_det;
+    inv[4] = c02 * inv_det;
+    inv[5] = (a10 * a20 - a00 * a21) * inv_det;
+}
+
+// The entropic equilibrium at velocity u without a Newton solve on b. The inverse series of u(b) on
+// D3Q19 is b_x = 3 u_x + (27/20) u_x^5 + (27/4) u_x u_y^2 u_z^2 + O(u^7) (the cubic terms cancel;
+// likewise for y, z), and E(b) then has the mean m with |m - u| / |u| of 4.7e-7 at |u| = 0.1 and
+// 2.8e-5 at 0.2 (float64). The linear fix E' = E (1 + (c - m).delta), delta = Cov(c, c)^-1 (u - m)
+// (one Newton step taken on E instead of on b), has the mass of E and the momentum rho u exactly,
+// and differs from the exact equilibrium E(b*) by O(delta^2) of it: 2e-13 at |u| = 0.1, 3e-10 at
+// 0.2 and 6e-8 at 0.3, below float32's round-off (docs/solver.md, "Equilibrium"). The fit keeps
+// m, Cov(c, c)^-1 (xx, yy, zz, xy, xz, yz) and delta for the collision's projection.
+struct LbmEntropicFit {
+    LbmEntropicState e;
+    float m[3], si[6], delta[3];
+};
+
+__device__ __forceinline__ LbmEntropicFit lbm_entropic_fit(const float ux, const float uy, const float uz) {
+    const float x2 = ux * ux, y2 = uy * uy, z2 = uz * uz;
+    const float b[3] = {ux * (3.0f + (27.0f / 20.0f) * x2 * x2 + (27.0f / 4.0f) * y2 * z2),
+                        uy * (3.0f + (27.0f / 20.0f) * y2 * y2 + (27.0f / 4.0f) * x2 * z2),
+                        uz * (3.0f + (27.0f / 20.0f) * z2 * z2 + (27.0f / 4.0f) * x2 * y2)};
+    LbmEntropicFit fit;
+    fit.e = lbm_entropic_axes(b);
+    const LbmEntropicState& e = fit.e;
+    const float iz = e.inv9z;
+    const float cx = 1.0f + e.a[0], cy = 1.0f + e.a[1], cz = 1.0f + e.a[2];
+    fit.m[0] = e.s[0] * (1.0f + cy + cz) * iz;
+    fit.m[1] = e.s[1] * (1.0f + cx + cz) * iz;
+    fit.m[2] = e.s[2] * (1.0f + cx + cy) * iz;
+    const float* m = fit.m;
+    lbm_inverse_sym3(cx * (1.0f + cy + cz) * iz - m[0] * m[0], e.s[0] * e.s[1] * iz - m[0] * m[1],
+                     cy * (1.0f + cx + cz) * iz - m[1] * m[1], e.s[0] * e.s[2] * iz - m[0] * m[2],
+                     e.s[1] * e.s[2] * iz - m[1] * m[2], cz * (1.0f + cx + cy) * iz - m[2] * m[2], fit.si);
+    const float* si = fit.si;
+    const float rx = ux - m[0], ry = uy - m[1], rz = uz - m[2];
+    fit.delta[0] = si[0] * rx + si[3] * ry + si[4] * rz;
+    fit.delta[1] = si[3] * rx + si[1] * ry + si[5] * rz;
+    fit.delta[2] = si[4] * rx + si[5] * ry + si[2] * rz;
+    return fit;
 }
 
 // Per-link factor exp(b.c_q) - 1 of the entropic state, for a compile-time link (cx, cy, cz):
@@ -236,34 +259,23 @@ __device__ __forceinline__ void lbm_entropic_mu2(const LbmEntropicState& e, floa
     mu2[5] = e.s[1] * e.s[2] * iz;
 }
 
-// Shifted entropic equilibrium populations E_q - w_q for density rho and velocity u:
-// E_q - w_q = w_q (drho X_q + (X_q - 1) - (Z - 1)) / Z with X_q = exp(b.c_q), drho = rho - 1.
+// Shifted entropic equilibrium populations E'_q - w_q for density rho and velocity u, with
+// E_q - w_q = w_q (drho X_q + (X_q - 1) - (Z - 1)) / Z, X_q = exp(b.c_q), drho = rho - 1, and the
+// momentum fix E_q (c_q - m).delta of lbm_entropic_fit.
 __device__ __forceinline__ void lbm_equilibrium_entropic(float* feq, const float rho, const float ux,
                                                          const float uy, const float uz) {
-    const LbmEntropicState e = lbm_entropic_state(ux, uy, uz);
+    const LbmEntropicFit fit = lbm_entropic_fit(ux, uy, uz);
+    const LbmEntropicState& e = fit.e;
     const float drho = rho - 1.0f, zm1 = lbm_entropic_zm1(e), inv_z = 9.0f * e.inv9z;
-#define LBM_FEQ_ENTROPIC(q, cx, cy, cz, w)                                     \
-    {                                                                          \
-        const float xm1 = LBM_XM1(cx, cy, cz);                                 \
-        feq[q] = (w) * inv_z * (drho * (1.0f + xm1) + xm1 - zm1);               \
+    const float m_delta = fit.m[0] * fit.delta[0] + fit.m[1] * fit.delta[1] + fit.m[2] * fit.delta[2];
+#define LBM_FEQ_ENTROPIC(q, cx, cy, cz, w)                                                           \
+    {                                                                                                \
+        const float xm1 = LBM_XM1(cx, cy, cz);                                                       \
+        const float fix = LBM_CV(cx, fit.delta[0]) + LBM_CV(cy, fit.delta[1]) + LBM_CV(cz, fit.delta[2]) - m_delta; \
+        feq[q] = (w) * inv_z * (drho * (1.0f + xm1) + xm1 - zm1 + rho * (1.0f + xm1) * fix);          \
     }
     D3Q19_LINKS(LBM_FEQ_ENTROPIC)
 #undef LBM_FEQ_ENTROPIC
-}
-
-// Inverse of the symmetric 3x3 matrix ((a00 a10 a20) (a10 a11 a21) (a20 a21 a22)) by its
-// adjugate, as (xx, yy, zz, xy, xz, yz).
-__device__ __forceinline__ void lbm_inverse_sym3(const float a00, const float a10, const float a11,
-                                                 const float a20, const float a21, const float a22,
-                                                 float* inv) {
-    const float c00 = a11 * a22 - a21 * a21, c01 = a20 * a21 - a10 * a22, c02 = a10 * a21 - a20 * a11;
-    const float inv_det = 1.0f / (a00 * c00 + a10 * c01 + a20 * c02);
-    inv[0] = c00 * inv_det;
-    inv[1] = (a00 * a22 - a20 * a20) * inv_det;
-    inv[2] = (a00 * a11 - a10 * a10) * inv_det;
-    inv[3] = c01 * inv_det;
-    inv[4] = c02 * inv_det;
-    inv[5] = (a10 * a20 - a00 * a21) * inv_det;
 }
 
 // The entropic regularized collision (see the top of this file) in three stages, run back to back
@@ -275,7 +287,7 @@ __device__ __forceinline__ void lbm_inverse_sym3(const float a00, const float a1
 // rate of the subgrid model.
 struct LbmEntropicCell {
     float drho, ux, uy, uz;
-    LbmEntropicState e;
+    LbmEntropicFit fit;
     float pi[6];
     float omega;
 };
@@ -289,8 +301,8 @@ __device__ __forceinline__ LbmEntropicCell lbm_entropic_cell(const float* f, con
     const float rho = 1.0f + mom.drho, inv_rho = 1.0f / rho;
     const float ux = mom.jx * inv_rho + 0.5f * gx, uy = mom.jy * inv_rho + 0.5f * gy,
                 uz = mom.jz * inv_rho + 0.5f * gz;
-    cell.e = lbm_entropic_state(ux, uy, uz);
-    const LbmEntropicState& e = cell.e;
+    cell.fit = lbm_entropic_fit(ux, uy, uz);
+    const LbmEntropicState& e = cell.fit.e;
     const float iz = e.inv9z;  // 1 / (9 Z)
     float mu2[6];
     lbm_entropic_mu2(e, mu2);
@@ -307,6 +319,23 @@ __device__ __forceinline__ LbmEntropicCell lbm_entropic_cell(const float* f, con
     pi[3] = mom.pxy * inv_rho - mu2[3];
     pi[4] = mom.pxz * inv_rho - mu2[4];
     pi[5] = mom.pyz * inv_rho - mu2[5];
+    // Less the momentum fix's stress, Cov(phi, c) delta = sum_k E[c_k phi] delta_k - mu2 (m.delta),
+    // with the third moments t_kkl = E[c_k c_k c_l] (on D3Q19 c_k^3 = c_k).
+    {
+        const float* m = cell.fit.m;
+        const float* dl = cell.fit.delta;
+        const float* s = e.s;
+        const float c[3] = {1.0f + a[0], 1.0f + a[1], 1.0f + a[2]};
+        const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
+        const float tyyz = c[1] * s[2] * iz, tzzx = c[2] * s[0] * iz, tzzy = c[2] * s[1] * iz;
+        const float m_delta = m[0] * dl[0] + m[1] * dl[1] + m[2] * dl[2];
+        pi[0] -= m[0] * dl[0] + txxy * dl[1] + txxz * dl[2] - mu2[0] * m_delta;
+        pi[1] -= tyyx * dl[0] + m[1] * dl[1] + tyyz * dl[2] - mu2[1] * m_delta;
+        pi[2] -= tzzx * dl[0] + tzzy * dl[1] + m[2] * dl[2] - mu2[2] * m_delta;
+        pi[3] -= txxy * dl[0] + tyyx * dl[1] - mu2[3] * m_delta;
+        pi[4] -= txxz * dl[0] + tzzx * dl[2] - mu2[4] * m_delta;
+        pi[5] -= tyyz * dl[1] + tzzy * dl[2] - mu2[5] * m_delta;
+    }
     if (has_force) {  // + (g u + u g) / 2: the F/2 of the non-equilibrium part
         pi[0] += gx * ux;
         pi[1] += gy * uy;
@@ -349,7 +378,7 @@ struct LbmEntropicPolynomial {
 };
 
 __device__ __forceinline__ LbmEntropicPolynomial lbm_entropic_polynomial(const LbmEntropicCell& cell) {
-    const LbmEntropicState& e = cell.e;
+    const LbmEntropicState& e = cell.fit.e;
     const float iz = e.inv9z;
     const float c[3] = {1.0f + e.a[0], 1.0f + e.a[1], 1.0f + e.a[2]};
     const float* s = e.s;
@@ -379,8 +408,7 @@ __device__ __forceinline__ LbmEntropicPolynomial lbm_entropic_polynomial(const L
     }
     // Moments of E / rho: mean m, second moments mu2, third t_klm (c_k c_k c_l). On D3Q19
     // c_k^3 = c_k, and no link has three non-zero components.
-    const float m[3] = {s[0] * (1.0f + c[1] + c[2]) * iz, s[1] * (1.0f + c[0] + c[2]) * iz,
-                        s[2] * (1.0f + c[0] + c[1]) * iz};
+    const float* m = cell.fit.m;
     float mu2[6];
     lbm_entropic_mu2(e, mu2);
     const float txxy = c[0] * s[1] * iz, txxz = c[0] * s[2] * iz, tyyx = c[1] * s[0] * iz;
@@ -395,13 +423,13 @@ __device__ __forceinline__ LbmEntropicPolynomial lbm_entropic_polynomial(const L
                         tyyz * lambda[5] - m[1] * mu2_lambda;
     const float cov_z = txxz * lambda[0] + tyyz * lambda[1] + m[2] * lambda[2] + tzzx * lambda[4] +
                         tzzy * lambda[5] - m[2] * mu2_lambda;
-    float si[6];  // Cov(c, c)^-1 as (xx, yy, zz, xy, xz, yz)
-    lbm_inverse_sym3(mu2[0] - m[0] * m[0], mu2[3] - m[0] * m[1], mu2[1] - m[1] * m[1],
-                     mu2[4] - m[0] * m[2], mu2[5] - m[1] * m[2], mu2[2] - m[2] * m[2], si);
+    // The equilibrium's momentum fix E (c - m).delta joins the polynomial: g - delta, a0 - m.delta.
+    const float* si = cell.fit.si;  // Cov(c, c)^-1 as (xx, yy, zz, xy, xz, yz)
+    const float* dl = cell.fit.delta;
     LbmEntropicPolynomial poly;
-    poly.g[0] = si[0] * cov_x + si[3] * cov_y + si[4] * cov_z;
-    poly.g[1] = si[3] * cov_x + si[1] * cov_y + si[5] * cov_z;
-    poly.g[2] = si[4] * cov_x + si[5] * cov_y + si[2] * cov_z;
+    poly.g[0] = si[0] * cov_x + si[3] * cov_y + si[4] * cov_z - dl[0];
+    poly.g[1] = si[3] * cov_x + si[1] * cov_y + si[5] * cov_z - dl[1];
+    poly.g[2] = si[4] * cov_x + si[5] * cov_y + si[2] * cov_z - dl[2];
     poly.a0 = poly.g[0] * m[0] + poly.g[1] * m[1] + poly.g[2] * m[2] - mu2_lambda;
     LBM_UNROLL
     for (int j = 0; j < 6; ++j) poly.lambda[j] = lambda[j];
@@ -413,7 +441,7 @@ __device__ __forceinline__ void lbm_entropic_relax(const LbmEntropicCell& cell,
                                                    const LbmEntropicPolynomial& poly_c,
                                                    const bool has_force, const float gx,
                                                    const float gy, const float gz, float* f) {
-    const LbmEntropicState& e = cell.e;
+    const LbmEntropicState& e = cell.fit.e;
     const float* a = e.a;
     const float* s = e.s;
     const float* lambda = poly_c.lambda;

@@ -73,6 +73,23 @@ def entropic_equilibrium(rho: float, u: np.ndarray) -> np.ndarray:
     return rho * e / e.sum()
 
 
+def series_equilibrium(rho: float, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel's entropic equilibrium without a Newton solve (cuda/lbm_collision.cuh,
+    lbm_entropic_fit), returned with the E(b) it is built on: b from the inverse series of u(b)
+    to fifth order, b_x = 3 u_x + 27/20 u_x^5 + 27/4 u_x u_y^2 u_z^2 (likewise y, z), and the
+    linear momentum fix E' = E(b) (1 + (c - m).delta), delta = Cov(c, c)^-1 (u - m), m the mean
+    of E(b): mass rho and momentum rho u exactly, E' - E_exact of O(delta^2)."""
+    u = np.asarray(u, float)
+    u2 = u * u
+    b = u * (3 + 27 / 20 * u2**2 + 27 / 4 * np.roll(u2, 1) * np.roll(u2, 2))
+    e = W * np.exp(_CF @ b)
+    e /= e.sum()
+    mean = _CF.T @ e
+    cov = (_CF.T * e) @ _CF - np.outer(mean, mean)
+    delta = np.linalg.solve(cov, u - mean)
+    return rho * e * (1 + (_CF - mean) @ delta), rho * e
+
+
 def guo_force(rho: float, u: np.ndarray, g: np.ndarray) -> np.ndarray:
     """Guo et al. (2002) forcing populations for the force rho g at velocity u."""
     cu, cg = _CF @ u, _CF @ g
@@ -131,16 +148,21 @@ def collide_entropic(
     in c} less the span of E {1, c}; P_tr onto E times the trace polynomial's part in it;
     P_dev = P_S - P_tr; all orthogonal in sum a b / E.
 
-    projection="exact": the projections by generic weighted least squares. "expanded" (the
-    kernel's): P_S v = E zeta.lambda with lambda = M pi, pi = sum phi v / rho, M = K0^-1 -
-    K0^-1 Q(u) K0^-1 the first two terms of K(u)^-1's expansion about u = 0, and the trace
-    direction's norm t.K.t likewise to first order in Q; the stress basis zeta is exact."""
+    projection="exact": E the exact entropic equilibrium (Newton), the projections by generic
+    weighted least squares. "expanded" (the kernel's operator): E the series equilibrium E' on
+    E(b) (series_equilibrium), P_S v = E(b) zeta.lambda with zeta the stress basis of E(b),
+    lambda = M pi, pi = sum phi v / rho, M = K0^-1 - K0^-1 Q(u) K0^-1 the first two terms of
+    K(u)^-1's expansion about u = 0, and the trace direction's norm t.K.t likewise to first
+    order in Q."""
     if projection not in _PROJECTIONS:
         raise ValueError(f"projection must be one of {_PROJECTIONS}, not {projection!r}")
     g = np.zeros(3) if g is None else np.asarray(g, float)
     rho = f.sum()
     u = _CF.T @ f / rho + 0.5 * g
-    eq = entropic_equilibrium(rho, u)
+    if projection == "exact":
+        eq = eq_basis = entropic_equilibrium(rho, u)
+    else:
+        eq, eq_basis = series_equilibrium(rho, u)
     force = guo_force(rho, u, g)
     v = f - eq + 0.5 * force
     if projection == "exact":
@@ -156,7 +178,7 @@ def collide_entropic(
     inv_trace_norm = (1 - (_TRACE @ q @ _TRACE) / k0_trace) / k0_trace
     pi = _BASIS[4:] @ v / rho
     lam = (1 - omega) * fit @ pi + (omega - omega_bulk) * (_TRACE @ pi) * inv_trace_norm * _TRACE
-    return eq + eq * (lam @ stress_basis(eq)) + 0.5 * force
+    return eq + eq_basis * (lam @ stress_basis(eq_basis)) + 0.5 * force
 
 
 def entropic_omega(
