@@ -74,6 +74,8 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, slot_wall)      /* [5 k] the body's wall at each slot for the wall      \
                                        model: unit normal into the fluid, distance from the \
                                        cell centre, area (cells; solver/wall_geometry.py) */ \
+    X(const float*, spalding)       /* [4 segments] Spalding's law, u+ by Re_y: the wall    \
+                                       model's table (lbm_wall_model.cuh) */                \
     X(const float*, wall_feq)       /* [19] the operator's equilibrium at density 1 and the \
                                        moving walls' velocity, shifted (lbm_moving_wall) */ \
     X(int, nx)                                                                               \

@@ -41,37 +41,34 @@
 #define LBM_WALL_BODY_FACES 0
 #define LBM_WALL_BODY_SURFACE 1
 
-#define LBM_KAPPA 0.41f
-#define LBM_LOG_B 5.2f
-
-// u+ = |u_t| / u_tau from Spalding's law at Re_y = |u_t| y / nu: the root of
-// F(u+) = u+ (u+ + g(u+)) - Re_y, g the bracketed term times exp(-kappa B). F is convex and
-// increasing for u+ > 0. The start is the smaller of the viscous sublayer's sqrt(Re_y) and the log
-// law's u+ = ln(Re_y / u+) / kappa + B after one fixed-point step from u+ = ln(Re_y) / kappa + B;
-// from it two steps of Halley's method (cubic convergence: u+ -= 2 F F' / (2 F'^2 - F F''), the
-// three derivatives from one exponential) reach 3.5e-10 of the root for Re_y in 1e-3 .. 1e8 in
-// float64, where three Newton steps reach 2.5e-7, for one exponential and one division fewer; in
-// float32 both stop at round-off (docs/performance.md).
-__device__ __forceinline__ float lbm_spalding_u_plus(const float re_y) {
-    const float e_kb = expf(-LBM_KAPPA * LBM_LOG_B);
-    const float ln_re = logf(fmaxf(re_y, 1.0f));
-    const float up_log = (ln_re - logf(ln_re * (1.0f / LBM_KAPPA) + LBM_LOG_B)) * (1.0f / LBM_KAPPA) + LBM_LOG_B;
-    float up = fminf(sqrtf(re_y), up_log);
-    LBM_UNROLL
-    for (int it = 0; it < 2; ++it) {
-        const float ku = fminf(LBM_KAPPA * up, 30.0f);
-        const float ex = expf(ku);
-        const float poly1 = 1.0f + ku;
-        const float poly2 = poly1 + 0.5f * ku * ku;
-        const float g = e_kb * (ex - poly2 - ku * ku * ku * (1.0f / 6.0f));
-        const float dg = e_kb * LBM_KAPPA * (ex - poly2);
-        const float d2g = e_kb * (LBM_KAPPA * LBM_KAPPA) * (ex - poly1);
-        const float fv = up * (up + g) - re_y;
-        const float f1 = 2.0f * up + g + up * dg;
-        const float f2 = 2.0f + 2.0f * dg + up * d2g;
-        up -= 2.0f * fv * f1 / (2.0f * f1 * f1 - fv * f2);
-    }
-    return up;
+// u+ = |u_t| / u_tau from Spalding's law at Re_y = |u_t| y / nu, the root of
+// u+ (u+ + g(u+)) = Re_y with g the bracketed term above times exp(-kappa B), kappa = 0.41,
+// B = 5.2, read from a table (p.spalding) that solver/law_of_the_wall.py solves in float64 when
+// a run starts. Re_y from 2^LBM_SPALDING_LOG2_MIN (1e-3) to 2^(LBM_SPALDING_LOG2_MIN +
+// LBM_SPALDING_OCTAVES) (1.1e12) is cut into 2^LBM_SPALDING_SPLIT_BITS segments per octave, which
+// the float's exponent and leading mantissa bits index; segment j holds (u+, du+/ds) at its two
+// ends, s in [0, 1] along it, and a cubic Hermite in s gives u+ within 7.4e-8 of the root, about
+// float32's round-off (tests/test_wall_model.py). Below the table u+ = sqrt(Re_y), the viscous
+// sublayer (g is 2e-9 of u+ there); above it, the last segment's end. It replaced two Halley steps
+// from a log-law start (two logarithms, two exponentials and three divisions in one dependent
+// chain), which took 82 of the 134 ns the wall model added per wall cell of the channel on one
+// thread (docs/performance.md).
+#define LBM_SPALDING_LOG2_MIN (-10)
+#define LBM_SPALDING_OCTAVES 50
+#define LBM_SPALDING_SPLIT_BITS 4
+__device__ __forceinline__ float lbm_spalding_u_plus(const LbmParams& p, const float re_y) {
+    if (!(re_y >= (1.0f / (1 << -LBM_SPALDING_LOG2_MIN)))) return sqrtf(fmaxf(re_y, 0.0f));
+    const int shift = 23 - LBM_SPALDING_SPLIT_BITS;  // mantissa bits within a segment
+    const int bits = __float_as_int(re_y);
+    const int first = (127 + LBM_SPALDING_LOG2_MIN) << LBM_SPALDING_SPLIT_BITS;
+    const int last = (LBM_SPALDING_OCTAVES << LBM_SPALDING_SPLIT_BITS) - 1;
+    const int j = (bits >> shift) - first;
+    const bool inside = j <= last;
+    const float s = inside ? (float)(bits & ((1 << shift) - 1)) * (1.0f / (1 << shift)) : 1.0f;
+    const float* c = p.spalding + 4 * (inside ? j : last);
+    const float s2 = s * s, s3 = s2 * s;
+    return (2.0f * s3 - 3.0f * s2 + 1.0f) * c[0] + (s3 - 2.0f * s2 + s) * c[1] +
+           (3.0f * s2 - 2.0f * s3) * c[2] + (s3 - s2) * c[3];
 }
 
 __device__ __forceinline__ bool lbm_is_wall(const unsigned char flag) {
@@ -186,7 +183,7 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
     if (w_sum <= 0.0f) return;
     *taken |= links;
     const float y_wall = fmaxf(y_sum / w_sum, 0.05f) + y_offset;
-    const float u_tau = u_t / lbm_spalding_u_plus(u_t * y_wall / p.nu_lattice);
+    const float u_tau = u_t / lbm_spalding_u_plus(p, u_t * y_wall / p.nu_lattice);
     const float target = -rho * u_tau * u_tau * area_weight * (cut / cut_plane);  // momentum per step, along t
     // r blends the two rules' exchanges onto the target; r = 1 where no-slip exchanges less.
     const float span = d_bb - d_sp;
@@ -267,7 +264,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
     LBM_UNROLL
     for (int k = 0; k < 3; ++k) t[k] /= t_norm;
     const float y_in = fmaxf(wall[3], 0.05f) + y_offset;
-    const float u_tau = u_t / lbm_spalding_u_plus(u_t * y_in / p.nu_lattice);
+    const float u_tau = u_t / lbm_spalding_u_plus(p, u_t * y_in / p.nu_lattice);
 
     // Per body link: the viscous exchange g, the share of the wall, and K (xx, yy, zz, xy, xz, yz).
     const long long S = p.plane_stride;

@@ -19,6 +19,7 @@ import numpy as np
 
 from solver import lattice
 from solver.lattice import HEADER
+from solver.law_of_the_wall import spalding_table
 
 _SCALARS = {"int": np.int32, "long long": np.int64, "float": np.float32}
 
@@ -90,6 +91,7 @@ def plain_box_values(
         "link_q": np.zeros((0, 18), np.float32),
         "slot_area": np.zeros((0, 3), np.float32),
         "slot_wall": np.zeros((0, 5), np.float32),
+        "spalding": spalding_table(),
         "wall_feq": np.zeros(19, np.float32),
         "nx": nx,
         "ny": ny,

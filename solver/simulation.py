@@ -34,6 +34,7 @@ from solver.grid import (
     wall_mask,
 )
 from solver.kernel_params import KernelParams, pack_params
+from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
@@ -172,6 +173,7 @@ class Simulation:
                 if case.walls.body_rule == "surface"
                 else np.zeros((n_slots, 5), np.float32)
             ),
+            "spalding": backend.asarray(spalding_table()),
             "wall_feq": self._equilibrium_at(wall_u),
             "nx": self.grid.nx,
             "ny": self.grid.ny,
