@@ -22,7 +22,9 @@ period of the section (the interpolated walls sit at the mesh, not at the voxels
 cells' share of it, voxel_over_true_area, 1 along the grid and 0.993 at 45 degrees, bounds what
 that choice moves). Lee &
 Moser (2015) give 5.00e-3 at Re_tau 1,000 (U_b / u_tau 19.99). Prints the mean velocity u+ by
-cells from the nearer wall beside the log law (the wall model's input lies 3 cells out). --resume
+cells from the nearer wall beside the log law (the wall model's input lies 3 cells out), and how
+much of the driving force the walls' links take and how much of that the model imposes, over the
+cells within a quarter cell of the surface and the rest. --resume
 on a finished run's checkpoint reports it again without stepping. Ends with one JSON line.
 """
 
@@ -49,7 +51,7 @@ from solver.config import load_case  # noqa: E402
 from solver.errors import CheckpointError  # noqa: E402
 from solver.law_of_the_wall import KAPPA, B  # noqa: E402
 from solver.run import Runner  # noqa: E402
-from solver.simulation import Simulation  # noqa: E402
+from solver.simulation import FORCE_FRICTION, FORCE_TOTAL, Simulation  # noqa: E402
 
 CELLS_PER_H = 16
 DX_M = 1.0 / CELLS_PER_H  # h = 1 m
@@ -136,6 +138,25 @@ def profile(a: int, b: int, u_x: np.ndarray, u_tau: float, nu: float) -> list[di
     return rows
 
 
+def exchange_split(sim: Simulation) -> dict:
+    """Where the walls take the flow's x momentum, averaged over the window, as shares of the
+    driving force on the fluid: the links' whole exchange (momentum exchange) and the part the
+    wall model imposes (its modelled tangential exchange, the reported friction), over all the
+    cells next to the walls and over those nearer the surface than a quarter cell and the rest."""
+    per_step = sim.slot_force_sum() / sim.slot_force_steps  # [slot, kind, axis], lattice units
+    drive = sim.body_accel_lattice[0] * float(sim.fluid_mask.sum())
+    wall = np.asarray(sim.backend.to_host(sim.params["slot_wall"]))
+    links, near = wall[:, 4] > 0, wall[:, 3] < 0.25
+    split = {}
+    for name, cells in (("all", links), ("near", links & near), ("rest", links & ~near)):
+        split[name] = {
+            "slots": int(cells.sum()),
+            "exchange": float(per_step[cells, FORCE_TOTAL, 0].sum()) / drive,
+            "modelled": float(per_step[cells, FORCE_FRICTION, 0].sum()) / drive,
+        }
+    return split
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--turn", default="1:2", help="A:B, the walls' normal (0, A, B)")
@@ -189,6 +210,7 @@ def main() -> int:
     cf = 2.0 * (u_tau / u_bulk) ** 2
     nu = sim.units.nu_lattice
     rows = profile(a, b, result.best_fields.velocity[0], u_tau, nu)
+    split = exchange_split(sim)
     report = {
         "benchmark": "turned_channel",
         "turn": [a, b],
@@ -202,6 +224,7 @@ def main() -> int:
         "cf_lee_moser": LEE_MOSER_CF,
         "error": cf / LEE_MOSER_CF - 1,
         "profile": rows,
+        "exchange_over_drive": split,
         "steps": result.steps,
         "averaged_steps": result.averaged_steps,
         "wall_seconds": wall_s,
@@ -217,6 +240,9 @@ def main() -> int:
     print("cells from the wall   y+     u+   log law")
     for r in rows:
         print(f"{r['cells']:>8s} {r['y_plus']:12.0f}  {r['u_plus']:5.2f}  {r['log_law']:5.2f}")
+    print("x momentum the walls take / the driving force: exchange (modelled stress)")
+    for name, v in split.items():
+        print(f"  {name:5s} {v['slots']:6d} cells  {v['exchange']:6.3f} ({v['modelled']:6.3f})")
     print(json.dumps(report))
     return 0
 
