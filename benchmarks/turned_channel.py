@@ -3,29 +3,30 @@
 flow axis: does the wall model give the same skin friction whatever the walls' angle to the grid?
 
     python benchmarks/turned_channel.py --turn A:B [--out DIR] [--resume] [key=value ...]
+    python benchmarks/turned_channel.py --turn A:B --watch 250 [key=value ...]
 
 The walls' normal is (0, A, B) / |(A, B)| in the y-z plane: 0:1 lies along the grid, 1:6 is turned
 by atan(1/6) = 9.5 degrees, 1:2 by atan(1/2) = 26.6, 1:1 by 45. Rational tangents keep the walls
 periodic in y and z: the box is one period of a family of parallel slabs, each gap 2h of fluid
-between slabs at least h/2 thick (the period along a + b z, in cells, a multiple of A and B), so
-the box is Period / A by Period / B cells across (0:1: pi h wide, like channel.yaml) and 2 pi h long
-(101 cells), 16 cells per half-height h = 1 m; the walls sit 0.3183 of a cell's s-spacing off the
-cell centres. The case is channel.yaml's (Re_tau 1,000, C_s 0.16, the entropic collision, the
-wall model reading the fourth cell) with the walls a mesh (interpolated bounce-back, and
-walls.body_rule as the case or its overrides set it; cases/pipe.yaml's surface rule by default),
-driven by the same gradient g = u_tau^2 / h, all six faces periodic; 20 h/u_tau of transient and
-20 averaged (128,000 steps), checkpointed every 16,000 in --out (--resume continues).
+between slabs at least h/2 thick (the period along s = A y + B z, in cells, a multiple of A and
+B), so the box is period / A by period / B cells across (0:1: pi h wide, like channel.yaml) and
+2 pi h long (101 cells), 16 cells per half-height h = 1 m; the walls lie 0.3183 in s off the cell
+centres. The case is channel.yaml's (Re_tau 1,000, C_s 0.16, the entropic collision, the wall
+model reading the fourth cell) with the walls a mesh (interpolated bounce-back; walls.body_rule
+surface, cases/pipe.yaml's, unless overridden), driven by the same gradient g = u_tau^2 / h, all
+six faces periodic; 20 h/u_tau of transient and 20 averaged (128,000 steps), checkpointed every
+16,000 in --out (--resume continues; on a finished run it reports again without stepping).
 
 Cf = 2 (u_tau / U_b)^2 with u_tau = sqrt(g h) from the force balance (each gap's two walls carry
 the body force on its fluid) and U_b the time-averaged flow rate over the true gaps' area, 2h / the
 period of the section (the interpolated walls sit at the mesh, not at the voxels' faces; the fluid
-cells' share of it, voxel_over_true_area, 1 along the grid and 0.993 at 45 degrees, bounds what
-that choice moves). Lee &
-Moser (2015) give 5.00e-3 at Re_tau 1,000 (U_b / u_tau 19.99). Prints the mean velocity u+ by
-cells from the nearer wall beside the log law (the wall model's input lies 3 cells out), and how
-much of the driving force the walls' links take and how much of that the model imposes, over the
-cells within a quarter cell of the surface and the rest. --resume
-on a finished run's checkpoint reports it again without stepping. Ends with one JSON line.
+cells' share of that area, voxel_over_true_area, 1 along the grid and 0.994 at 45 degrees, bounds
+what the choice moves). Lee & Moser (2015) give 5.00e-3 at Re_tau 1,000 (U_b / u_tau 19.99).
+Prints the mean velocity u+ by cells from the nearer wall beside the log law (the wall model's
+input lies 3 cells out), and how much of the driving force the walls' links take and how much of
+that the model imposes, over the cells within a quarter cell of the surface and the rest. Ends
+with one JSON line. --watch N steps in blocks of N instead and prints the fastest cell after
+each, until it passes 3 U (where a run runs away).
 """
 
 from __future__ import annotations
@@ -157,11 +158,51 @@ def exchange_split(sim: Simulation) -> dict:
     return split
 
 
+def watch(sim: Simulation, a: int, b: int, block: int, steps: int) -> int:
+    """Step sim in blocks, printing after each its bulk velocity and its fastest cell (speed / U,
+    its distance from the surface, and, where it is next to a wall, its slot's normal, distance
+    and body links with their wall fractions); stop when that speed passes 3 U."""
+    _, dist = wall_distance_cells(a, b)
+    wall = np.asarray(sim.backend.to_host(sim.params["slot_wall"]))
+    fractions = np.asarray(sim.backend.to_host(sim.params["link_q"]))
+    u_ref = sim.units.u_lattice
+    while sim.step_count < steps:
+        sim.advance(block)
+        fields = sim.fields()
+        speed = np.sqrt(np.sum(fields.velocity**2, axis=0))
+        z, y, x = np.unravel_index(int(np.argmax(speed)), speed.shape)
+        slot = int(sim.slot_host[z, y, x])
+        where = "no slot"
+        if slot >= 0 and wall[slot, 4] > 0:
+            links = np.nonzero(fractions[slot])[0]
+            where = (
+                f"slot normal ({wall[slot, 1]:.2f}, {wall[slot, 2]:.2f}) in y-z, d "
+                f"{wall[slot, 3]:.2f}, links {(links + 1).tolist()} at "
+                f"{fractions[slot, links].round(2).tolist()}"
+            )
+        bulk = float(fields.velocity[0][sim.fluid_mask].mean()) / u_ref
+        print(
+            f"step {sim.step_count}: bulk {bulk:.3f} U, fastest {speed[z, y, x] / u_ref:.2f} U at "
+            f"(x, y, z) = ({x}, {y}, {z}), {dist[z, y]:.2f} cells from the surface; {where}",
+            flush=True,
+        )
+        if speed[z, y, x] > 3.0 * u_ref:
+            break
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--turn", default="1:2", help="A:B, the walls' normal (0, A, B)")
     p.add_argument("--out", type=Path, default=None, help="checkpoints (default results/...)")
     p.add_argument("--resume", action="store_true", help="continue from the checkpoint in --out")
+    p.add_argument(
+        "--watch",
+        type=int,
+        default=0,
+        metavar="N",
+        help="no statistics: step in blocks of N, printing the fastest cell (a runaway)",
+    )
     args, overrides = p.parse_known_args()
     configure_logging()
     a, b = (int(v) for v in args.turn.split(":"))
@@ -190,6 +231,8 @@ def main() -> int:
     )
     backend = select_backend("cpu")
     sim = Simulation(case, backend, wall_slabs(a, b))
+    if args.watch:
+        return watch(sim, a, b, args.watch, case.run.max_steps)
     out.mkdir(parents=True, exist_ok=True)
     runner = Runner(sim, checkpoint_dir=out)
     if args.resume:
