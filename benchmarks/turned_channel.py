@@ -178,7 +178,7 @@ def watch(sim: Simulation, a: int, b: int, block: int, steps: int) -> int:
             where = (
                 f"slot normal ({wall[slot, 1]:.2f}, {wall[slot, 2]:.2f}) in y-z, d "
                 f"{wall[slot, 3]:.2f}, links {(links + 1).tolist()} at "
-                f"{fractions[slot, links].round(2).tolist()}"
+                f"{[round(float(v), 2) for v in fractions[slot, links]]}"
             )
         bulk = float(fields.velocity[0][sim.fluid_mask].mean()) / u_ref
         print(
