@@ -139,21 +139,24 @@ def profile(a: int, b: int, u_x: np.ndarray, u_tau: float, nu: float) -> list[di
     return rows
 
 
-def exchange_split(sim: Simulation) -> dict:
+def exchange_split(sim: Simulation, a: int, b: int) -> dict:
     """Where the walls take the flow's x momentum, averaged over the window, as shares of the
     driving force on the fluid: the links' whole exchange (momentum exchange) and the part the
     wall model imposes (its modelled tangential exchange, the reported friction), over all the
-    cells next to the walls and over those nearer the surface than a quarter cell and the rest."""
+    cells with links into the walls and over those whose centre lies within a quarter cell of
+    the surface and the rest."""
     per_step = sim.slot_force_sum() / sim.slot_force_steps  # [slot, kind, axis], lattice units
     drive = sim.body_accel_lattice[0] * float(sim.fluid_mask.sum())
-    wall = np.asarray(sim.backend.to_host(sim.params["slot_wall"]))
-    links, near = wall[:, 4] > 0, wall[:, 3] < 0.25
+    fractions = np.asarray(sim.backend.to_host(sim.params["link_q"]))
+    _, dist = wall_distance_cells(a, b)
+    cells = np.argwhere(sim.slot_host >= 0)  # (z, y, x) in slot order
+    links, near = np.any(fractions > 0, axis=1), dist[cells[:, 0], cells[:, 1]] < 0.25
     split = {}
-    for name, cells in (("all", links), ("near", links & near), ("rest", links & ~near)):
+    for name, chosen in (("all", links), ("near", links & near), ("rest", links & ~near)):
         split[name] = {
-            "slots": int(cells.sum()),
-            "exchange": float(per_step[cells, FORCE_TOTAL, 0].sum()) / drive,
-            "modelled": float(per_step[cells, FORCE_FRICTION, 0].sum()) / drive,
+            "slots": int(chosen.sum()),
+            "exchange": float(per_step[chosen, FORCE_TOTAL, 0].sum()) / drive,
+            "modelled": float(per_step[chosen, FORCE_FRICTION, 0].sum()) / drive,
         }
     return split
 
@@ -253,7 +256,7 @@ def main() -> int:
     cf = 2.0 * (u_tau / u_bulk) ** 2
     nu = sim.units.nu_lattice
     rows = profile(a, b, result.best_fields.velocity[0], u_tau, nu)
-    split = exchange_split(sim)
+    split = exchange_split(sim, a, b)
     report = {
         "benchmark": "turned_channel",
         "turn": [a, b],
