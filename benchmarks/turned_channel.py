@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 from shapes.case_geometry import CASE_SCHEMA  # noqa: E402
 from shapes.mesh import TriangleMesh, check_mesh  # noqa: E402
 from shapes.solids import box  # noqa: E402
+from solver import lattice  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.cli_logging import configure_logging  # noqa: E402
 from solver.config import load_case  # noqa: E402
@@ -139,24 +140,42 @@ def profile(a: int, b: int, u_x: np.ndarray, u_tau: float, nu: float) -> list[di
     return rows
 
 
-def exchange_split(sim: Simulation, a: int, b: int) -> dict:
+def exchange_split(sim: Simulation, a: int, b: int, velocity: np.ndarray) -> dict:
     """Where the walls take the flow's x momentum, averaged over the window, as shares of the
-    driving force on the fluid: the links' whole exchange (momentum exchange) and the part the
-    wall model imposes (its modelled tangential exchange, the reported friction), over all the
-    cells with links into the walls and over those whose centre lies within a quarter cell of
-    the surface and the rest."""
+    driving force on the fluid, over all the cells with links into the walls and over those
+    whose centre lies within a quarter cell of the surface and the rest: the links' whole
+    exchange (momentum exchange), the part the wall model imposes (its modelled tangential
+    exchange, the reported friction), and the x part of the equilibrium exchange at the cells'
+    time-averaged velocity (velocity [3, z, y, x], lattice units), sum over the body links of
+    2 w_q (9/2 (c_q.u)^2 - 3/2 u^2) c_qx (the part of the no-slip exchange the surface rule leaves
+    alone, docs/solver.md); and those cells' mean velocity / U along x, along the walls across
+    the flow (0, -B, A) / |(A, B)|, and along the normal."""
     per_step = sim.slot_force_sum() / sim.slot_force_steps  # [slot, kind, axis], lattice units
     drive = sim.body_accel_lattice[0] * float(sim.fluid_mask.sum())
     fractions = np.asarray(sim.backend.to_host(sim.params["link_q"]))
     _, dist = wall_distance_cells(a, b)
     cells = np.argwhere(sim.slot_host >= 0)  # (z, y, x) in slot order
-    links, near = np.any(fractions > 0, axis=1), dist[cells[:, 0], cells[:, 1]] < 0.25
+    u = velocity[:, cells[:, 0], cells[:, 1], cells[:, 2]].T  # [slot, 3]
+    into, c, w = fractions > 0, lattice.C[1:].astype(float), lattice.W[1:]
+    c_u = u @ c.T
+    equilibrium_x = np.sum(
+        into * 2 * w * (4.5 * c_u**2 - 1.5 * np.sum(u**2, 1)[:, None]) * c[:, 0], 1
+    )
+    norm = math.hypot(a, b)
+    axes = np.array([[1.0, 0.0, 0.0], [0.0, -b / norm, a / norm], [0.0, a / norm, b / norm]])
+    links, near = np.any(into, axis=1), dist[cells[:, 0], cells[:, 1]] < 0.25
     split = {}
     for name, chosen in (("all", links), ("near", links & near), ("rest", links & ~near)):
         split[name] = {
             "slots": int(chosen.sum()),
             "exchange": float(per_step[chosen, FORCE_TOTAL, 0].sum()) / drive,
             "modelled": float(per_step[chosen, FORCE_FRICTION, 0].sum()) / drive,
+            "mean_flow_equilibrium": -float(equilibrium_x[chosen].sum()) / drive,
+            "velocity_x_span_normal": (
+                (axes @ u[chosen].mean(axis=0) / sim.units.u_lattice).tolist()
+                if chosen.any()
+                else None
+            ),
         }
     return split
 
@@ -256,7 +275,7 @@ def main() -> int:
     cf = 2.0 * (u_tau / u_bulk) ** 2
     nu = sim.units.nu_lattice
     rows = profile(a, b, result.best_fields.velocity[0], u_tau, nu)
-    split = exchange_split(sim, a, b)
+    split = exchange_split(sim, a, b, result.best_fields.velocity)
     report = {
         "benchmark": "turned_channel",
         "turn": [a, b],
@@ -286,9 +305,17 @@ def main() -> int:
     print("cells from the wall   y+     u+   log law")
     for r in rows:
         print(f"{r['cells']:>8s} {r['y_plus']:12.0f}  {r['u_plus']:5.2f}  {r['log_law']:5.2f}")
-    print("x momentum the walls take / the driving force: exchange (modelled stress)")
+    print(
+        "x momentum the walls take / the driving force: exchange (modelled stress) [the mean "
+        "flow's equilibrium part]; the cells' mean velocity / U along x, span, normal"
+    )
     for name, v in split.items():
-        print(f"  {name:5s} {v['slots']:6d} cells  {v['exchange']:6.3f} ({v['modelled']:6.3f})")
+        velocity = v["velocity_x_span_normal"]
+        print(
+            f"  {name:5s} {v['slots']:6d} cells  {v['exchange']:6.3f} ({v['modelled']:6.3f}) "
+            f"[{v['mean_flow_equilibrium']:6.3f}]  "
+            + (" ".join(f"{x:6.3f}" for x in velocity) if velocity else "")
+        )
     print(json.dumps(report))
     return 0
 
