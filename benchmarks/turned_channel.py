@@ -24,7 +24,8 @@ cells' share of that area, voxel_over_true_area, 1 along the grid and 0.994 at 4
 what the choice moves). Lee & Moser (2015) give 5.00e-3 at Re_tau 1,000 (U_b / u_tau 19.99).
 Prints the mean velocity u+ by cells from the nearer wall beside the log law (the wall model's
 input lies 3 cells out), and how much of the driving force the walls' links take and how much of
-that the model imposes, over the cells within a quarter cell of the surface and the rest. Ends
+that the model imposes, over the cells within a quarter cell of the surface and the rest, and
+the first cells' mean velocity across the flow at each wall of the gaps. Ends
 with one JSON line. --watch N steps in blocks of N instead and prints the fastest cell after
 each, until it passes 3 U (where a run runs away).
 """
@@ -180,6 +181,20 @@ def exchange_split(sim: Simulation, a: int, b: int, velocity: np.ndarray) -> dic
     return split
 
 
+def drift_by_wall(a: int, b: int, velocity: np.ndarray, u_ref: float) -> dict:
+    """The time-averaged velocity across the flow along the walls, (0, -B, A) / |(A, B)| . u / U,
+    of the cells within 1.25 cells of each wall of the gaps (velocity [3, z, y, x])."""
+    _, ny, nz = box_cells(a, b)
+    norm = math.hypot(a, b)
+    z, y = np.meshgrid(np.arange(nz) + 0.5, np.arange(ny) + 0.5, indexing="ij")
+    across = ((a * y + b * z - OFFSET_S) % period_cells(a, b)) / norm
+    section = velocity.mean(axis=3)
+    span = (-b * section[1] + a * section[2]) / norm / u_ref
+    gap = 2.0 * CELLS_PER_H
+    lower, upper = across < 1.25, (across > gap - 1.25) & (across < gap)
+    return {"lower": float(span[lower].mean()), "upper": float(span[upper].mean())}
+
+
 def watch(sim: Simulation, a: int, b: int, block: int, steps: int) -> int:
     """Step sim in blocks, printing after each its bulk velocity and its fastest cell (speed / U,
     its distance from the surface, and, where it is next to a wall, its slot's normal, distance
@@ -276,6 +291,7 @@ def main() -> int:
     nu = sim.units.nu_lattice
     rows = profile(a, b, result.best_fields.velocity[0], u_tau, nu)
     split = exchange_split(sim, a, b, result.best_fields.velocity)
+    drift = drift_by_wall(a, b, result.best_fields.velocity, sim.units.u_lattice)
     report = {
         "benchmark": "turned_channel",
         "turn": [a, b],
@@ -290,6 +306,7 @@ def main() -> int:
         "error": cf / LEE_MOSER_CF - 1,
         "profile": rows,
         "exchange_over_drive": split,
+        "span_velocity_by_wall": drift,
         "steps": result.steps,
         "averaged_steps": result.averaged_steps,
         "wall_seconds": wall_s,
@@ -316,6 +333,10 @@ def main() -> int:
             f"[{v['mean_flow_equilibrium']:6.3f}]  "
             + (" ".join(f"{x:6.3f}" for x in velocity) if velocity else "")
         )
+    print(
+        f"velocity across the flow along the walls / U, cells within 1.25 of each wall: lower "
+        f"{drift['lower']:+.3f}, upper {drift['upper']:+.3f}"
+    )
     print(json.dumps(report))
     return 0
 
