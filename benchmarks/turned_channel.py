@@ -242,9 +242,13 @@ def main() -> int:
     )
     args, overrides = p.parse_known_args()
     configure_logging()
-    a, b = (int(v) for v in args.turn.split(":"))
-    if a < 0 or b <= 0:
-        print(f"turned_channel: --turn {args.turn}: give A >= 0, B > 0 (e.g. 1:2)", file=sys.stderr)
+    a_text, _, b_text = args.turn.partition(":")
+    if not (a_text.isdigit() and b_text.isdigit()):
+        print(f"turned_channel: --turn {args.turn}: give A:B, integers (e.g. 1:2)", file=sys.stderr)
+        return 2
+    a, b = int(a_text), int(b_text)
+    if b == 0:
+        print(f"turned_channel: --turn {args.turn}: B must be positive (e.g. 1:2)", file=sys.stderr)
         return 2
     nx, ny, nz = box_cells(a, b)
     out = args.out or ROOT / "results" / f"bench_turned_channel_{a}_{b}"

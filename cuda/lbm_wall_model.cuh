@@ -51,8 +51,8 @@
 // float32's round-off (tests/test_wall_model.py). Below the table u+ = sqrt(Re_y), the viscous
 // sublayer (g is 2e-9 of u+ there); above it, the last segment's end. It replaced two Halley steps
 // from a log-law start (two logarithms, two exponentials and three divisions in one dependent
-// chain), which took 82 of the 134 ns the wall model added per wall cell of the channel on one
-// thread (docs/performance.md).
+// chain), which took most of the 108 ns the wall model added per wall cell of the channel on one
+// thread (57 ns after; docs/performance.md).
 #define LBM_SPALDING_LOG2_MIN (-10)
 #define LBM_SPALDING_OCTAVES 50
 #define LBM_SPALDING_SPLIT_BITS 4
