@@ -30,23 +30,19 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from turned_channel import (  # noqa: E402
+from shapes.turned_slabs import (  # noqa: E402
     CELLS_PER_H,
-    DX_M,
     OFFSET_S,
     box_cells,
     period_cells,
+    staircase_case,
     wall_distance_cells,
     wall_slabs,
 )
-
-from shapes.case_geometry import CASE_SCHEMA  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.cli_logging import configure_logging  # noqa: E402
-from solver.config import load_case  # noqa: E402
-from solver.simulation import FORCE_FRICTION, FORCE_TOTAL, Simulation, wall_mask  # noqa: E402
+from solver.simulation import FORCE_FRICTION, FORCE_TOTAL, Simulation  # noqa: E402
 
 LENGTH_CELLS = 4  # along x: the flow is uniform along the slabs' x
 LAYERS = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 10), (14, 18))  # cells from the nearer wall
@@ -58,13 +54,7 @@ def uniform_start(sim: Simulation, direction: np.ndarray) -> None:
     m[0] = 1.0
     for k in range(3):
         m[1 + k] = sim.units.u_lattice * direction[k]
-    m[1:, wall_mask(sim.flags_host)] = 0.0
-    backend = sim.backend
-    f = backend.zeros((sim.n_populations,), np.float32)
-    backend.init_equilibrium(
-        f, backend.asarray(m.reshape(-1)), sim.grid.n_cells, sim.plane_stride, sim.collision
-    )
-    sim.load_populations(backend.to_host(f), 0)
+    sim.start_from(m)
 
 
 def layers(sim: Simulation, a: int, b: int, axes: np.ndarray) -> list[dict]:
@@ -121,23 +111,7 @@ def main() -> int:
         )
         return 2
     a, b = int(a_text), int(b_text)
-    _, ny, nz = box_cells(a, b)
-    case = load_case(
-        ROOT / "cases" / "channel.yaml",
-        [
-            "flow.reynolds_tau=null",
-            "flow.nu_m2_s=1.0e-9",
-            "flow.initial_perturbation=0.0",
-            f"domain.size_m=[{LENGTH_CELLS * DX_M},{ny * DX_M},{nz * DX_M}]",
-            "domain.boundaries={x_min: periodic, x_max: periodic, y_min: periodic, "
-            "y_max: periodic, z_min: periodic, z_max: periodic}",
-            "body.shape=mesh",
-            "walls.body_rule=surface",
-            f"run.max_steps={args.steps}",
-            *overrides,
-        ],
-        schema=CASE_SCHEMA,
-    )
+    case = staircase_case(a, b, LENGTH_CELLS, [f"run.max_steps={args.steps}", *overrides])
     backend = select_backend("cpu")
     sim = Simulation(case, backend, wall_slabs(a, b))
     norm = math.hypot(a, b)

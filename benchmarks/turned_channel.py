@@ -45,8 +45,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from shapes.case_geometry import CASE_SCHEMA  # noqa: E402
-from shapes.mesh import TriangleMesh, check_mesh  # noqa: E402
-from shapes.solids import box  # noqa: E402
+from shapes.turned_slabs import (  # noqa: E402
+    CELLS_PER_H,
+    DX_M,
+    OFFSET_S,
+    box_cells,
+    period_cells,
+    wall_distance_cells,
+    wall_slabs,
+)
 from solver import lattice  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.cli_logging import configure_logging  # noqa: E402
@@ -56,69 +63,8 @@ from solver.law_of_the_wall import KAPPA, B  # noqa: E402
 from solver.run import Runner  # noqa: E402
 from solver.simulation import FORCE_FRICTION, FORCE_TOTAL, Simulation  # noqa: E402
 
-CELLS_PER_H = 16
-DX_M = 1.0 / CELLS_PER_H  # h = 1 m
-LENGTH_CELLS = 101  # 2 pi h
-WIDTH_CELLS_ALONG_GRID = 50  # pi h, the 0:1 channel's span
-MIN_WALL_H = 0.5  # the slabs' least thickness [h]
-OFFSET_S = 0.3183  # the walls' offset from the cell centres, in units of s = A y + B z [cells]
 LEE_MOSER_CF = 5.00e-3
 STEPS_PER_H_OVER_U_TAU = 3200  # dt = u_lattice dx / U = 0.1 (1/16 m) / 20 m/s
-
-
-def period_cells(a: int, b: int) -> int:
-    """The period of the slab family along s = a y + b z [cells]: a gap of 2h and a wall of at
-    least MIN_WALL_H h along the normal, rounded up to a multiple of a and b."""
-    norm = math.hypot(a, b)
-    least = math.ceil((2.0 + MIN_WALL_H) * CELLS_PER_H * norm)
-    step = math.lcm(max(a, 1), max(b, 1))
-    return -(-least // step) * step
-
-
-def box_cells(a: int, b: int) -> tuple[int, int, int]:
-    """The periodic box (x, y, z) in cells: one period of the walls in y and z."""
-    period = period_cells(a, b)
-    ny = period // a if a else WIDTH_CELLS_ALONG_GRID
-    return LENGTH_CELLS, ny, period // b
-
-
-def wall_slabs(a: int, b: int) -> TriangleMesh:
-    """The walls: every slab of the family that crosses the box, as closed boxes running 1 m past
-    the box's ends in x and past its corners along the walls (the grid is periodic, so the links
-    that leave the box reach the slabs beyond it)."""
-    nx, ny, nz = box_cells(a, b)
-    norm = math.hypot(a, b)
-    normal, along = np.array([a, b]) / norm, np.array([-b, a]) / norm  # (y, z); det = +1
-    period_m = period_cells(a, b) * DX_M / norm
-    offset_m = OFFSET_S * DX_M / norm
-    gap_m = 2.0  # 2h
-    corners = np.array([[y, z] for y in (0.0, ny * DX_M) for z in (0.0, nz * DX_M)])
-    d, t = corners @ normal, corners @ along
-    first = math.floor((d.min() - offset_m) / period_m) - 1
-    last = math.ceil((d.max() - offset_m) / period_m) + 1
-    vertices, faces = [], []
-    for m in range(first, last + 1):
-        lo = np.array([-1.0, offset_m + m * period_m + gap_m, t.min() - 1.0])  # (x, d, t)
-        hi = np.array([nx * DX_M + 1.0, offset_m + (m + 1) * period_m, t.max() + 1.0])
-        unit = box(hi - lo, 0.5 * (lo + hi))
-        x, dd, tt = unit.vertices_m.T
-        yz = dd[:, None] * normal + tt[:, None] * along
-        faces.append(unit.faces + sum(len(v) for v in vertices))
-        vertices.append(np.column_stack([x, yz]))
-    mesh = TriangleMesh(np.concatenate(vertices), np.concatenate(faces))
-    check_mesh(mesh, f"walls {a}:{b}")
-    return mesh
-
-
-def wall_distance_cells(a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-    """For the cells of the section [z, y]: whether each lies in a gap, and its distance from the
-    nearer wall along the normal [cells] (the slabs' mesh, not the voxels)."""
-    _, ny, nz = box_cells(a, b)
-    norm = math.hypot(a, b)
-    z, y = np.meshgrid(np.arange(nz) + 0.5, np.arange(ny) + 0.5, indexing="ij")
-    across = ((a * y + b * z - OFFSET_S) % period_cells(a, b)) / norm  # from the gap's lower wall
-    gap = 2.0 * CELLS_PER_H
-    return across < gap, np.minimum(across, gap - across)
 
 
 def profile(a: int, b: int, u_x: np.ndarray, u_tau: float, nu: float) -> list[dict]:

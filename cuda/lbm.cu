@@ -5,6 +5,7 @@
 // block, so no thread divides to find its cell. Its parameters arrive by value in one struct.
 #include "lbm_cell.cuh"
 #include "lbm_refinement.cuh"
+#include "lbm_wall_pool.cuh"
 
 extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __restrict__ f_dst,
                                     const LbmParams p) {
@@ -38,6 +39,17 @@ extern "C" __global__ void lbm_fields(const float* __restrict__ f, float* __rest
         lbm_moments_cell<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride, n);
     else
         lbm_moments_cell<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride, n);
+}
+
+// The surface rule's pooling (lbm_wall_pool.cuh), one thread per slot: the residuals, then the apply.
+extern "C" __global__ void lbm_pool_residual_slots(const LbmParams p) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < p.n_pool_slots) lbm_pool_residual(p, k);
+}
+
+extern "C" __global__ void lbm_pool_apply_slots(float* __restrict__ f, const LbmParams p) {
+    const int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < p.n_pool_slots) lbm_pool_apply(f, p, k);
 }
 
 extern "C" __global__ void lbm_params_layout(long long* out) {

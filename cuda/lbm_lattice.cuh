@@ -78,6 +78,12 @@ __constant__ int LBM_LINK_OF[27] = {
                                        model's table (lbm_wall_model.cuh) */                \
     X(const float*, wall_feq)       /* [19] the operator's equilibrium at density 1 and the \
                                        moving walls' velocity, shifted (lbm_moving_wall) */ \
+    X(const long long*, slot_cell)  /* [k] the cell of each slot (lbm_wall_pool.cuh) */      \
+    X(const int*, pool_start)       /* [k + 1] where each slot's patch starts in pool_slot */ \
+    X(const int*, pool_slot)        /* the slots of each slot's patch */                     \
+    X(const float*, pool_weight)    /* their weights */                                      \
+    X(float*, pool_residual)        /* [3 k] each slot's residual (lbm_wall_pool.cuh) */    \
+    X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
     X(int, nx)                                                                               \
     X(int, ny)                                                                               \
     X(int, nz)                                                                               \

@@ -109,6 +109,9 @@ class WallsConfig:
     # faces | surface: the body's wall per voxel face, or about the true surface
     # (experimental)
     body_rule: str = "faces"
+    # surface rule: radius of the patches of wall cells over which the links' tangential exchange
+    # beyond the modelled stress is pooled [cells]; 0: none (cuda/lbm_wall_pool.cuh)
+    pool_cells: float = 0.0
 
 
 @dataclass
@@ -443,6 +446,12 @@ def validate(case: CaseConfig) -> None:
     )
     _require(
         1 <= case.walls.sample_cells <= 8, "walls.sample_cells", "must be between 1 and 8 (cells)"
+    )
+    _require(0 <= case.walls.pool_cells <= 8, "walls.pool_cells", "must be between 0 and 8 (cells)")
+    _require(
+        case.walls.pool_cells == 0 or case.walls.body_rule == "surface",
+        "walls.pool_cells",
+        "pools the surface rule's exchange: set walls.body_rule=surface, or walls.pool_cells=0",
     )
     _require(run.max_steps >= 1, "run.max_steps", "must be >= 1")
     _require(run.check_every >= 1, "run.check_every", "must be >= 1")

@@ -39,6 +39,7 @@ from solver.memory import check_memory
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_geometry import slot_wall_geometry
+from solver.wall_pool import wall_pool
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +150,17 @@ class Simulation:
         wall_u = tuple(
             v / u.speed_m_s * u.u_lattice for v in boundary_conditions(case).wall_velocity_m_s()
         )
+        slot_wall = (
+            slot_wall_geometry(
+                self.flags_host,
+                self.slot_host,
+                link_q if interpolated else None,
+                periodic_axes(case),
+            )
+            if case.walls.body_rule == "surface"
+            else np.zeros((n_slots, 5), np.float32)
+        )
+        pool = wall_pool(self.slot_host, slot_wall, periodic_axes(case), case.walls.pool_cells)
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],
@@ -163,18 +175,15 @@ class Simulation:
             "cell_force": backend.zeros((n_slots, 3, 3), np.float32),
             "link_q": backend.asarray(link_q),
             "slot_area": backend.zeros((n_slots, 3), np.float32),
-            "slot_wall": backend.asarray(
-                slot_wall_geometry(
-                    self.flags_host,
-                    self.slot_host,
-                    link_q if interpolated else None,
-                    periodic_axes(case),
-                )
-                if case.walls.body_rule == "surface"
-                else np.zeros((n_slots, 5), np.float32)
-            ),
+            "slot_wall": backend.asarray(slot_wall),
             "spalding": backend.asarray(spalding_table()),
             "wall_feq": self._equilibrium_at(wall_u),
+            "slot_cell": backend.asarray(pool.cell),
+            "pool_start": backend.asarray(pool.start),
+            "pool_slot": backend.asarray(pool.slot),
+            "pool_weight": backend.asarray(pool.weight),
+            "pool_residual": backend.zeros((3 * pool.n_slots,), np.float32),
+            "n_pool_slots": pool.n_slots,
             "nx": self.grid.nx,
             "ny": self.grid.ny,
             "nz": self.grid.nz,
@@ -229,12 +238,23 @@ class Simulation:
 
     # ---- state ------------------------------------------------------------------------------
     def _initialise(self) -> None:
-        moments = initial_moments(self.case, self.grid, self.units, self.flags_host)
-        device = self.backend.asarray(moments.reshape(-1))
+        self.start_from(initial_moments(self.case, self.grid, self.units))
+
+    def start_from(self, moments: np.ndarray) -> None:
+        """Set both population buffers to the operator's equilibrium of moments [4, z, y, x]
+        (rho, ux, uy, uz per cell, lattice units; the walls' cells are put at rest) and the step
+        count to 0."""
+        m = np.array(moments, dtype=np.float32, copy=True)
+        walls = wall_mask(self.flags_host)
+        m[0][walls] = 1.0
+        m[1:, walls] = 0.0
+        device = self.backend.asarray(m.reshape(-1))
         for f in self._f:
             self.backend.init_equilibrium(
                 f, device, self.grid.n_cells, self.plane_stride, self.collision
             )
+        self._current = 0
+        self.step_count = 0
 
     def population_buffers(self) -> tuple[Any, Any]:
         """The two population buffers on the device: the current state, then the one the next
@@ -398,10 +418,9 @@ def check_body_clear_of_moving_walls(case: CaseConfig, grid: Grid, flags: np.nda
                 )
 
 
-def initial_moments(
-    case: CaseConfig, grid: Grid, units: LatticeUnits, flags: np.ndarray
-) -> np.ndarray:
-    """Initial (rho, ux, uy, uz) per cell in lattice units, [4, z, y, x]."""
+def initial_moments(case: CaseConfig, grid: Grid, units: LatticeUnits) -> np.ndarray:
+    """Initial (rho, ux, uy, uz) per cell in lattice units, [4, z, y, x] (the walls' cells too:
+    Simulation.start_from puts them at rest)."""
     m = np.zeros((4, *grid.shape_zyx), dtype=np.float32)
     m[0] = 1.0
     u0 = units.u_lattice
@@ -426,7 +445,4 @@ def initial_moments(
         m[1:] += (case.flow.initial_perturbation * u0 * rng.standard_normal(m[1:].shape)).astype(
             np.float32
         )
-    walls = wall_mask(flags)
-    m[0][walls] = 1.0
-    m[1:, walls] = 0.0
     return m

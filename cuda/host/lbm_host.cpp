@@ -16,6 +16,7 @@
 #include "cuda_compat.h"
 #include "../lbm_cell.cuh"
 #include "../lbm_refinement.cuh"
+#include "../lbm_wall_pool.cuh"
 
 namespace {
 
@@ -369,6 +370,15 @@ void lbm_coalesce(const float* fine, const long long f_stride, float* coarse, co
         else
             lbm_coalesce_entry<LBM_COLLISION_BGK>(fine, f_stride, coarse, c_stride, cells, i, tau0_f, tau0_c, cs2_smag);
     }
+}
+
+// The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.
+void lbm_wall_pool(float* f, const LbmParams* params) {
+    const LbmParams& p = *params;
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < p.n_pool_slots; ++k) lbm_pool_residual(p, k);
+#pragma omp parallel for schedule(static)
+    for (int k = 0; k < p.n_pool_slots; ++k) lbm_pool_apply(f, p, k);
 }
 
 void lbm_params_layout(long long* out) { lbm_params_layout_into(out); }

@@ -40,6 +40,7 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         lib = ctypes.CDLL(str(build_host_library()))
         lib.lbm_step.argtypes = [_P, _P, _P]
+        lib.lbm_wall_pool.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
@@ -49,6 +50,7 @@ class CpuBackend(Backend):
             getattr(lib, name).argtypes = argtypes
         for fn in (
             lib.lbm_step,
+            lib.lbm_wall_pool,
             lib.lbm_init,
             lib.lbm_fields,
             lib.lbm_params_layout,
@@ -86,6 +88,8 @@ class CpuBackend(Backend):
         self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray
     ) -> None:
         self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
+        if params["n_pool_slots"]:  # the surface rule's pooling (cuda/lbm_wall_pool.cuh)
+            self._lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))
         force[:] = params["cell_force"].sum(axis=0, dtype=np.float64)
 
     def explode(

@@ -84,6 +84,8 @@ class CudaBackend(Backend):
         self._fields = self._module.get_function("lbm_fields")
         self._explode = self._module.get_function("lbm_explode")
         self._coalesce = self._module.get_function("lbm_coalesce")
+        self._pool_residual = self._module.get_function("lbm_pool_residual_slots")
+        self._pool_apply = self._module.get_function("lbm_pool_apply_slots")
 
     @staticmethod
     def _blocks(n: int) -> tuple[int]:
@@ -114,6 +116,10 @@ class CudaBackend(Backend):
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._step(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
+        n_pool = int(params["n_pool_slots"])
+        if n_pool:  # the surface rule's pooling: every residual before any exchange changes
+            self._pool_residual(self._blocks(n_pool), (THREADS_PER_BLOCK,), (params.record,))
+            self._pool_apply(self._blocks(n_pool), (THREADS_PER_BLOCK,), (f_dst, params.record))
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
 
     def explode(

@@ -1,0 +1,47 @@
+// The surface rule's exchange pooled over patches of wall (walls.pool_cells; docs/solver.md,
+// "Wall model on bodies"). Under the surface rule (lbm_wall_body) each cell next to the body
+// imposes the law's stress on the viscous part of its links' exchange and leaves their
+// equilibrium part, the pressure and momentum flux rho u u of the flow past its links, as
+// interpolated bounce-back has it. A staircase's cells share that part out in pieces that cancel
+// along the wall only while neighbouring cells are in one state; where their states differ it
+// takes momentum from the flow or gives it (benchmarks/staircase_slip.py: at atan(1/2) along
+// the steps twelve times the modelled stress). The pooling, run after each step, gives each cell
+// back the weighted mean, over the patch of wall cells round it, of what their links took
+// tangentially beyond the modelled stress: the patch's residual r_j = (F_j - (F_j . n_j) n_j) -
+// T_j, with F_j the slot's momentum exchange and T_j its modelled shear (both the body's gain,
+// cell_force), n_j its wall normal. Each slot's weights sum to one over the slots it is shared
+// with (solver/wall_pool.py), so the body's tangential force is the modelled stress exactly and
+// no cell's own pieces feed back on it alone. The momentum goes in as 3 w_q c_q . c on the
+// cell's post-collision populations (no mass); the slot's exchange is reduced by it.
+#pragma once
+
+#include "lbm_lattice.cuh"
+
+// Pass 1, slot k: its residual, the tangential part of what its links took beyond the modelled
+// shear (zero for a slot without links into the body, whose wall record and forces are zero).
+__device__ __forceinline__ void lbm_pool_residual(const LbmParams& p, const int k) {
+    const float* out = p.cell_force + 9 * k;
+    const float* nrm = p.slot_wall + 5 * k;
+    const float f_n = out[0] * nrm[0] + out[1] * nrm[1] + out[2] * nrm[2];
+    LBM_UNROLL
+    for (int i = 0; i < 3; ++i) p.pool_residual[3 * k + i] = out[i] - f_n * nrm[i] - out[6 + i];
+}
+
+// Pass 2, slot k: the weighted residuals of its patch, as momentum into its cell's populations f
+// (the state the step wrote) and out of its exchange.
+__device__ __forceinline__ void lbm_pool_apply(float* __restrict__ f, const LbmParams& p, const int k) {
+    float c[3] = {0.0f, 0.0f, 0.0f};
+    for (int e = p.pool_start[k]; e < p.pool_start[k + 1]; ++e) {
+        const float* r = p.pool_residual + 3 * p.pool_slot[e];
+        const float w = p.pool_weight[e];
+        LBM_UNROLL
+        for (int i = 0; i < 3; ++i) c[i] += w * r[i];
+    }
+    const long long n = p.slot_cell[k], S = p.plane_stride;
+#define LBM_POOL_MOMENTUM(q, cx, cy, cz, w) \
+    f[q * S + n] += 3.0f * (w) * (LBM_CV(cx, c[0]) + LBM_CV(cy, c[1]) + LBM_CV(cz, c[2]));
+    D3Q19_LINKS(LBM_POOL_MOMENTUM)
+#undef LBM_POOL_MOMENTUM
+    LBM_UNROLL
+    for (int i = 0; i < 3; ++i) p.cell_force[9 * k + i] -= c[i];
+}
