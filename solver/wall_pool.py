@@ -2,7 +2,8 @@
 
 Each cell with links into the body (a slot whose wall record marks links, slot_wall[:, 4] > 0)
 shares what its links take tangentially beyond the modelled stress with the linked cells within
-radius_cells of it (cell centres, the grid's periodic axes wrapped). Slot j's residual goes to
+radius_cells of it (cell centres, the grid's periodic axes wrapped) whose fitted normals lie
+within 37 degrees of its own (one face of a body with sharp edges). Slot j's residual goes to
 the slots i of its patch with weights W_ij = 1 / (number of slots in j's patch), so each slot's
 residual is handed back in full, spread evenly over the patch round it: the body's tangential
 force is then the modelled stress, and the momentum of the staircase's pieces stays near where
@@ -16,6 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
+
+# the least cosine between the fitted normals of two cells that share a patch: 37 degrees (a
+# curved wall's normals turn by 17 degrees over 3 cells at 10 cells of radius)
+MIN_NORMAL_COSINE = 0.8
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,14 @@ def wall_pool(
     # cKDTree wraps an axis given its box size; the others get a size no distance reaches
     box = np.where(periodic, size, size + 4 * radius_cells + 4)
     tree = cKDTree(np.mod(position[linked], box), boxsize=box)
-    patches = tree.query_ball_point(np.mod(position[linked], box), r=radius_cells + 1e-6)
+    near = tree.query_ball_point(np.mod(position[linked], box), r=radius_cells + 1e-6)
+    normal = slot_wall[linked, :3]
+    # one face of the body: across a sharp edge the residual, tangential to one face, would be
+    # momentum into or out of the other
+    patches = [
+        [i for i in patch if normal[i] @ normal[j] >= MIN_NORMAL_COSINE]
+        for j, patch in enumerate(near)
+    ]
     sizes = np.array([len(patch) for patch in patches])
     members = linked[np.concatenate(patches).astype(np.int64)]  # slot i of each (i, j) entry
     sources = np.repeat(linked, sizes)  # its j: the slot whose patch holds i
