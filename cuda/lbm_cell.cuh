@@ -48,8 +48,9 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
                                                        const float* __restrict__ area,
                                                        const float* __restrict__ wall,
                                                        const LbmParams& p, const long long n,
-                                                       const int x, const int y, const int z,
-                                                       float* f, float* force, float* friction) {
+                                                       const long long slot, const int x, const int y,
+                                                       const int z, float* f, float* force,
+                                                       float* friction) {
     const long long S = p.plane_stride;
     // Interpolated bounce-back does not return to the cell the mass its body links send to the
     // wall (the sum of f_out - f_in over them). Under the wall model's surface rule, whose slip is solved from
@@ -84,7 +85,9 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
     }
     D3Q19_LINKS(LBM_PULL_GENERAL)
 #undef LBM_PULL_GENERAL
-    if (body_links && p.wall_model == LBM_WALL_LOGLAW && p.wall_body_rule == LBM_WALL_BODY_SURFACE) {
+    // With the pooling (lbm_wall_pool.cuh) the pool hands each cell's mass gain back over its patch.
+    if (body_links && p.wall_model == LBM_WALL_LOGLAW && p.wall_body_rule == LBM_WALL_BODY_SURFACE &&
+        p.n_pool_slots == 0) {
         const float per_weight = defect / w_body;
 #define LBM_RETURN_MASS(q, cx, cy, cz, w)         \
     if (body_links & (1u << q)) {                 \
@@ -97,8 +100,25 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
         D3Q19_LINKS(LBM_RETURN_MASS)
 #undef LBM_RETURN_MASS
     }
-    return p.wall_model == LBM_WALL_LOGLAW &&
-           lbm_wall_function<kCollision>(f_src, q_links, area, wall, p, n, x, y, z, nb, f, force, friction);
+    // the cell's mass were its body links to return what it sent them
+    const bool pooled = p.n_pool_slots && slot >= 0;
+    float sent_back = 0.0f;
+    if (pooled) {
+#define LBM_SENT_BACK(q, cx, cy, cz, w) sent_back += (body_links & (1u << q)) ? f_src[LBM_OPP(q) * S + n] : f[q];
+        D3Q19_LINKS(LBM_SENT_BACK)
+#undef LBM_SENT_BACK
+    }
+    const bool modelled = p.wall_model == LBM_WALL_LOGLAW &&
+                          lbm_wall_function<kCollision>(f_src, q_links, area, wall, p, n, x, y, z, nb, f,
+                                                        force, friction);
+    if (pooled) {  // the mass the cell gained through its body links
+        float mass = 0.0f;
+#define LBM_CELL_MASS(q, cx, cy, cz, w) mass += f[q];
+        D3Q19_LINKS(LBM_CELL_MASS)
+#undef LBM_CELL_MASS
+        p.pool_residual[4 * slot + 3] = mass - sent_back;
+    }
+    return modelled;
 }
 
 // What a fluid cell next to the body (slot k) writes to cell_force[9k .. 9k+8] after its
@@ -154,8 +174,8 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
             const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
             const float* wall_geo = k >= 0 ? p.slot_wall + 5 * k : nullptr;
             float f[19], force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
-            const bool modelled = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, wall_geo, p, n, x, y, z, f,
-                                                                     force, friction);
+            const bool modelled = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, wall_geo, p, n, k, x, y, z,
+                                                                     f, force, friction);
             LbmWallState wall;
             lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, k >= 0 ? &wall : nullptr);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];

@@ -82,7 +82,7 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const int*, pool_start)       /* [k + 1] where each slot's patch starts in pool_slot */ \
     X(const int*, pool_slot)        /* the slots of each slot's patch */                     \
     X(const float*, pool_weight)    /* their weights */                                      \
-    X(float*, pool_residual)        /* [3 k] each slot's residual (lbm_wall_pool.cuh) */    \
+    X(float*, pool_residual)        /* [4 k] each slot's residuals (lbm_wall_pool.cuh) */   \
     X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
     X(int, nx)                                                                               \
     X(int, ny)                                                                               \

@@ -308,8 +308,41 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
     const float lambda = g_t < target ? 1.0f - target / g_t : (cap > 0.0f ? 0.0f : 1.0f);
     const float g_n = g[0] * nrm[0] + g[1] * nrm[1] + g[2] * nrm[2];
     float d[3];
-    LBM_UNROLL
-    for (int k = 0; k < 3; ++k) d[k] = -lambda * (g[k] - g_n * nrm[k]);
+    if (p.n_pool_slots == 0) {
+        LBM_UNROLL
+        for (int k = 0; k < 3; ++k) d[k] = -lambda * (g[k] - g_n * nrm[k]);
+    } else if (lambda > 0.0f) {
+        // With the pooling: the links first take a wall moving with the cell's own tangential
+        // velocity u_t (the moving-wall term at u_t, its mass kept: for a tangential flow the
+        // links then bring what a fluid neighbour in the cell's state would, at any angle to the
+        // grid), then the change to the law's stress along t as below. The mass and tangential
+        // momentum this moves through each cell's links cancel along the wall only between
+        // cells in one state; the pooling hands each cell's back over its patch.
+        const float ut[3] = {u_own[0] - on * nrm[0], u_own[1] - on * nrm[1], u_own[2] - on * nrm[2]};
+        float gc[3] = {0.0f, 0.0f, 0.0f};
+#define LBM_BODY_ALONG(q, cx, cy, cz, w)                                                         \
+    if (links & (1u << q)) {                                                                     \
+        const float df = 6.0f * (w) * beta[q] * rho *                                            \
+                         (LBM_CV(cx, ut[0]) + LBM_CV(cy, ut[1]) + LBM_CV(cz, ut[2]));             \
+        f[q] += df;                                                                              \
+        gc[0] += LBM_CV(cx, df);                                                                 \
+        gc[1] += LBM_CV(cy, df);                                                                 \
+        gc[2] += LBM_CV(cz, df);                                                                 \
+    }
+        D3Q19_LINKS(LBM_BODY_ALONG)
+#undef LBM_BODY_ALONG
+        LBM_UNROLL
+        for (int k = 0; k < 3; ++k) {
+            force[k] -= gc[k];
+            g[k] += gc[k];
+        }
+        const float gc_n = g[0] * nrm[0] + g[1] * nrm[1] + g[2] * nrm[2];
+        LBM_UNROLL
+        for (int k = 0; k < 3; ++k) d[k] = target * t[k] - (g[k] - gc_n * nrm[k]);
+    } else {
+        LBM_UNROLL
+        for (int k = 0; k < 3; ++k) d[k] = 0.0f;
+    }
     // adj K as (xx, yy, zz, xy, xz, yz); K's rows are (k0 k3 k4), (k3 k1 k5), (k4 k5 k2).
     const float adj[6] = {km[1] * km[2] - km[5] * km[5], km[0] * km[2] - km[4] * km[4],
                           km[0] * km[1] - km[3] * km[3], km[4] * km[5] - km[3] * km[2],

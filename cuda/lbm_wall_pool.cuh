@@ -24,20 +24,21 @@ __device__ __forceinline__ void lbm_pool_residual(const LbmParams& p, const int 
     const float* nrm = p.slot_wall + 5 * k;
     const float f_n = out[0] * nrm[0] + out[1] * nrm[1] + out[2] * nrm[2];
     LBM_UNROLL
-    for (int i = 0; i < 3; ++i) p.pool_residual[3 * k + i] = out[i] - f_n * nrm[i] - out[6 + i];
+    for (int i = 0; i < 3; ++i) p.pool_residual[4 * k + i] = out[i] - f_n * nrm[i] - out[6 + i];
 }
 
 // Pass 2, slot k: the weighted residuals of its patch, as momentum into its cell's populations f
 // (the state the step wrote) and out of its exchange.
 __device__ __forceinline__ void lbm_pool_apply(float* __restrict__ f, const LbmParams& p, const int k) {
-    float c[3] = {0.0f, 0.0f, 0.0f};
+    float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int e = p.pool_start[k]; e < p.pool_start[k + 1]; ++e) {
-        const float* r = p.pool_residual + 3 * p.pool_slot[e];
+        const float* r = p.pool_residual + 4 * p.pool_slot[e];
         const float w = p.pool_weight[e];
         LBM_UNROLL
-        for (int i = 0; i < 3; ++i) c[i] += w * r[i];
+        for (int i = 0; i < 4; ++i) c[i] += w * r[i];
     }
     const long long n = p.slot_cell[k], S = p.plane_stride;
+    f[n] -= c[3];  // the patch's mass gain out of the rest population
 #define LBM_POOL_MOMENTUM(q, cx, cy, cz, w) \
     f[q * S + n] += 3.0f * (w) * (LBM_CV(cx, c[0]) + LBM_CV(cy, c[1]) + LBM_CV(cz, c[2]));
     D3Q19_LINKS(LBM_POOL_MOMENTUM)

@@ -182,7 +182,7 @@ class Simulation:
             "pool_start": backend.asarray(pool.start),
             "pool_slot": backend.asarray(pool.slot),
             "pool_weight": backend.asarray(pool.weight),
-            "pool_residual": backend.zeros((3 * pool.n_slots,), np.float32),
+            "pool_residual": backend.zeros((4 * pool.n_slots,), np.float32),
             "n_pool_slots": pool.n_slots,
             "nx": self.grid.nx,
             "ny": self.grid.ny,

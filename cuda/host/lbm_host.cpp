@@ -185,7 +185,7 @@ void pull_into_batch(BoundaryBatch& b, const float* __restrict__ f_src, const Lb
     const float* wall = k >= 0 ? p.slot_wall + 5 * k : nullptr;
     float f[19];
     b.force[j][0] = b.force[j][1] = b.force[j][2] = 0.0f;
-    b.modelled[j] = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, wall, p, n, x, y, z, f, b.force[j],
+    b.modelled[j] = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, wall, p, n, k, x, y, z, f, b.force[j],
                                                        b.friction[j]);
 #define LBM_TO_BATCH(q, cx, cy, cz, w) b.f[q][j] = f[q];
     D3Q19_LINKS(LBM_TO_BATCH)
