@@ -1,12 +1,13 @@
 """The patches of wall over which the surface rule's exchange is pooled (cuda/lbm_wall_pool.cuh).
 
 Each cell with links into the body (a slot whose wall record marks links, slot_wall[:, 4] > 0)
-shares what its links take tangentially beyond the modelled stress with the linked cells within
+shares what its links take tangentially beyond the modelled stress, and the mass they bring,
+with the linked cells within
 radius_cells of it (cell centres, the grid's periodic axes wrapped) whose fitted normals lie
 within 37 degrees of its own (one face of a body with sharp edges). Slot j's residual goes to
 the slots i of its patch with weights W_ij = 1 / (number of slots in j's patch), so each slot's
-residual is handed back in full, spread evenly over the patch round it: the body's tangential
-force is then the modelled stress, and the momentum of the staircase's pieces stays near where
+residuals are handed back in full, spread evenly over the patch round it: the body's tangential
+force is then the modelled stress, mass is kept, and the staircase's pieces stay near where
 they arose. The kernel gathers row by row: slot i's correction is sum_j W_ij r_j, so the rows
 (compressed sparse rows over all slots) list, for each slot i, the j whose patch holds i.
 """
