@@ -10,12 +10,17 @@ from conftest import ROOT, read_vtk_xml
 import run_case
 
 
-def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path):
+@pytest.mark.parametrize(
+    "walls", [[], ["walls.body_rule=surface", "walls.pool_cells=3"]], ids=["faces", "pooled"]
+)
+def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path, walls):
     """ahmed.yaml at 20 cells per length, 400 steps, the last 200 averaged (a toy run: the
     figures are not converged, the bookkeeping is what is checked): the parts' pressure and
     friction sum to the run's cd_pressure and cd_friction (the kernel's reduction of every step,
-    a different path from the per-slot window sums), Cd(x) ends at their sum and runs from the
-    nose to the tail, and the roof and the sides, parallel to the flow, take no pressure drag.
+    a different path from the per-slot window sums), Cd(x) ends at their sum (its exchange curve
+    at the run's Cd, under the face rule and the pooled surface rule, whose pass moves exchange
+    between slots) and runs from the nose to the tail, and the roof and the sides, parallel to
+    the flow, take no pressure drag.
     surface.vtp carries the parts for ParaView (cell array part, names in the field data)."""
     out = tmp_path / "ahmed"
     args = [
@@ -27,6 +32,7 @@ def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path):
         "run.average_steps=200",
         "output.fields=false",
         "output.images=false",
+        *walls,
         "--backend",
         "cpu",
         "--out",
@@ -47,6 +53,7 @@ def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path):
     cumulative = info["cd_cumulative"]
     total = info["cd_pressure"] + info["cd_friction"]
     assert cumulative["cd"][-1] == pytest.approx(total, rel=1e-6)
+    assert cumulative["cd_exchange"][-1] == pytest.approx(info["cd"], rel=1e-6)
     dx = info["dx_m"]
     assert -dx <= cumulative["x_m"][0] <= dx  # the first column's downstream face
     assert 1.044 - dx <= cumulative["x_m"][-1] <= 1.044 + dx

@@ -132,7 +132,8 @@ def cd_history(forces_csv: Path, summary: dict, out: Path) -> Path:
 
 def drag_breakdown(summary: dict, out: Path) -> Path:
     """The drag breakdown of summary.json: the cumulative drag Cd(x) from nose to tail (left)
-    and the drag of each named part, pressure and friction stacked (right)."""
+    beside the same by momentum exchange (dashed), and the drag of each named part, pressure and
+    friction stacked (right)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -148,11 +149,28 @@ def drag_breakdown(summary: dict, out: Path) -> Path:
     )
     # From zero at the first column's upstream face.
     x = [cumulative["x_m"][0] - summary["dx_m"], *cumulative["x_m"]]
-    along.plot(x, [0.0, *cumulative["cd"]], "o-", color="tab:blue", lw=1.5, ms=3)
+    along.plot(
+        x,
+        [0.0, *cumulative["cd"]],
+        "o-",
+        color="tab:blue",
+        lw=1.5,
+        ms=3,
+        label="pressure + friction",
+    )
+    along.plot(
+        x,
+        [0.0, *cumulative["cd_exchange"]],
+        "--",
+        color="k",
+        lw=1.0,
+        label="momentum exchange",
+    )
     along.axhline(0.0, color="k", lw=0.5)
     along.set_xlabel("x from the nose [m]")
-    along.set_ylabel("cumulative Cd (pressure + friction) [-]")
+    along.set_ylabel("cumulative Cd [-]")
     along.grid(alpha=0.3)
+    along.legend(loc="upper left")
     names = list(parts)
     pressure = np.array([parts[n]["pressure"] for n in names])
     friction = np.array([parts[n]["friction"] for n in names])
@@ -169,7 +187,7 @@ def drag_breakdown(summary: dict, out: Path) -> Path:
     total = summary["cd_pressure"] + summary["cd_friction"]
     title = (
         f"{summary['case']}: where the drag comes from "
-        f"(pressure + friction Cd {coefficient(total)})"
+        f"(pressure + friction Cd {coefficient(total)}, exchange {coefficient(summary['cd'])})"
     )
     note = convergence_note(summary)
     fig.suptitle(title if not note else f"{title}\n{note}", color="k")
