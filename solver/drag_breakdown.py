@@ -28,9 +28,8 @@ that has), its part along a_k split over the entries as the pressure force is (w
 p_inf a_e, which sums to zero) and the rest as the viscous force. It checks the split along the
 body (where pressure + friction leave the exchange), never an input to either, and ends at the
 run's Cd. It is not given by part: a cell by a sharp edge can take, through its links, the force
-on one face while the area it stands for lies on the other (on the Ahmed body at 32 cells the
-sides' cells by the base took 0.06 of the base's exchange), which moves drag between parts but
-not along x.
+on one face while the area it stands for lies on the other, which moves drag between parts (the
+base's to the sides, on the Ahmed body) but not along x.
 """
 
 from __future__ import annotations
