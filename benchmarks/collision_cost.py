@@ -6,6 +6,7 @@ LES operator of the vehicle cases, one thread; and the LES operator in a fluid n
 denormal range, where x86 arithmetic is slow unless the step flushes them (cuda/host/lbm_host.cpp).
 
     OMP_NUM_THREADS=1 python benchmarks/collision_cost.py [--repeats 3] [--seconds 1.5]
+                                                          [--storage fp32|fp16s]
 
 Prints each repeat and the ratio of the best times; ends with one JSON line.
 """
@@ -32,9 +33,9 @@ from solver.simulation import Simulation  # noqa: E402
 N = 64
 
 
-def ns_per_cell(case: dict, backend, seconds: float) -> float:
+def ns_per_cell(case: dict, backend, seconds: float, storage: str = "fp32") -> float:
     case["domain"]["size_m"] = [1.0, 8 / N, 8 / N]
-    sim = Simulation(merge_case(case, []), backend)
+    sim = Simulation(merge_case(case, [f"resolution.storage={storage}"]), backend)
     sim.advance(20)
     steps, t0 = 0, time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -54,16 +55,18 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seconds", type=float, default=1.5)
+    p.add_argument("--storage", default="fp32", choices=("fp32", "fp16s"))
     args = p.parse_args()
     backend = select_backend("cpu")
     cases = {"bgk": box_case, "entropic_les": les_box_case, "entropic_les_at_rest": at_rest_case}
     times: dict[str, list[float]] = {name: [] for name in cases}
     for _ in range(args.repeats):
         for name, make in cases.items():
-            times[name].append(ns_per_cell(make(N), backend, args.seconds))
+            times[name].append(ns_per_cell(make(N), backend, args.seconds, args.storage))
     threads = os.environ.get("OMP_NUM_THREADS", "all")
     print(
-        f"device: {backend.describe()}; OMP_NUM_THREADS={threads}; 64 x 8 x 8 periodic box in cache"
+        f"device: {backend.describe()}; OMP_NUM_THREADS={threads}; "
+        f"64 x 8 x 8 periodic box in cache; storage {args.storage}"
     )
     for name, values in times.items():
         print(f"{name:20s} ns per cell update: {' '.join(f'{v:.1f}' for v in values)}")
@@ -74,6 +77,7 @@ def main() -> int:
             {
                 "benchmark": "collision_cost",
                 "threads": threads,
+                "storage": args.storage,
                 "ns_per_cell": times,
                 "les_over_bgk_time": ratio,
             }

@@ -24,7 +24,8 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | 
 python3 -m pytest -q -p no:cacheprovider tests/test_backends.py tests/test_kernels.py tests/test_voxelize.py tests/test_refinement.py -rs 2>&1 \
     | tee "$out/tests.log"
 tests_status=${PIPESTATUS[0]}
-python3 benchmarks/lbm_mlups.py --backend cuda --seconds "$seconds" --sizes 128 256 --sphere 192 2>&1 \
+python3 benchmarks/lbm_mlups.py --backend cuda --seconds "$seconds" --sizes 128 256 --sphere 192 \
+    --storage fp32 fp16s 2>&1 \
     | tee "$out/mlups.log"
 bench_status=${PIPESTATUS[0]}
 echo

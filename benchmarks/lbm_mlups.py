@@ -2,7 +2,7 @@
 """LBM throughput in MLUPs against the memory-bandwidth roofline measured in the same run.
 
     python benchmarks/lbm_mlups.py [--backend auto|cpu|cuda] [--seconds 5] [--sizes 64 128 192]
-                                   [--car 64 [--car-set key=value ...]]
+                                   [--car 64 [--car-set key=value ...]] [--storage fp32 fp16s]
 
 For each backend and size (fully periodic N^3 box with BGK, then with the entropic LES operator
 of the car cases; a channel with a sphere; cases/channel.yaml without and with the
@@ -10,7 +10,9 @@ wall model; with --car, cases/car.yaml at that many cells per length as it runs,
 tau = 0.6 on the same grid, for timing only) it prints MLUPs, the
 bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), the copy
 bandwidth (bytes read + written per second) measured on the same device in the same run, and
-the fraction of the roofline bandwidth / 153 B reached, and the vehicle kernel's speed against
+the fraction of the roofline bandwidth / 153 B reached (77 B with 16-bit storage: --storage
+fp16s runs every case again with resolution.storage=fp16s, its rows marked so), and the vehicle
+kernel's speed against
 BGK's in the same run (LES / BGK: the LES box against the BGK box of its size, the wall-modelled
 channel against the BGK box of the middle size, the car against BGK on the car's grid). With lbmpy
 installed it also
@@ -43,7 +45,9 @@ from solver.backends import select_backend  # noqa: E402
 from solver.config import merge_case  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 
-BYTES_PER_CELL = 19 * 4 * 2 + 1
+#: Bytes one cell update moves, by resolution.storage: 19 populations read and 19 written, one
+#: flag byte.
+BYTES_PER_CELL = {"fp32": 19 * 4 * 2 + 1, "fp16s": 19 * 2 * 2 + 1}
 PERIODIC = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
 
 
@@ -153,9 +157,14 @@ def car_cases(cells: int, overrides: list[str] | None = None) -> tuple:
     return les, bgk, mesh
 
 
-def time_simulation(case, backend, seconds: float, mesh=None) -> tuple[float, int]:
-    """MLUPs of `case` (a dict of sections or a CaseConfig) over about `seconds` of stepping."""
-    sim = Simulation(merge_case(case, []) if isinstance(case, dict) else case, backend, mesh)
+def time_simulation(
+    case, backend, seconds: float, mesh=None, storage: str = "fp32"
+) -> tuple[float, int]:
+    """MLUPs of `case` (a dict of sections, stored as `storage`, or a CaseConfig) over about
+    `seconds` of stepping."""
+    if isinstance(case, dict):
+        case = merge_case(case, [f"resolution.storage={storage}"])
+    sim = Simulation(case, backend, mesh)
     sim.advance(10)
     backend.synchronize()
     steps, chunk, t0 = 0, 10, time.perf_counter()
@@ -244,6 +253,13 @@ def main() -> int:
         "--car", type=int, default=0, help="also time cases/car.yaml at this many cells per length"
     )
     p.add_argument(
+        "--storage",
+        nargs="+",
+        default=["fp32"],
+        choices=tuple(BYTES_PER_CELL),
+        help="population storages to time every case with (resolution.storage)",
+    )
+    p.add_argument(
         "--car-set",
         nargs="*",
         default=[],
@@ -259,35 +275,35 @@ def main() -> int:
         threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
         bandwidth = cpu_copy_bandwidth(args.seconds, threads)
         sizes = args.sizes or [64, 128, 192]
-    roofline = bandwidth / BYTES_PER_CELL / 1e6
+    roofline = {storage: bandwidth / size / 1e6 for storage, size in BYTES_PER_CELL.items()}
     print(f"device: {backend.describe()}  ({platform.processor() or platform.machine()})")
     print(
         f"copy bandwidth (read + written): {bandwidth / 1e9:.1f} GB/s -> roofline "
-        f"{roofline:.0f} MLUPs at {BYTES_PER_CELL} B per cell update"
+        + ", ".join(
+            f"{roofline[s]:.0f} MLUPs at {BYTES_PER_CELL[s]} B per cell update ({s})"
+            for s in args.storage
+        )
     )
     rows = []
-    for n in sizes:  # BGK and the LES operator of each size back to back, for their ratio
-        mlups, cells = time_simulation(box_case(n), backend, args.seconds)
-        rows.append({"case": f"periodic box {n}^3", "n": n, "cells": cells, "mlups": mlups})
-        mlups, cells = time_simulation(les_box_case(n), backend, args.seconds)
-        rows.append({"case": f"periodic box {n}^3 entropic LES", "cells": cells, "mlups": mlups})
     n = sizes[len(sizes) // 2]
-    mlups, cells = time_simulation(sphere_channel_case(args.sphere), backend, args.seconds)
-    rows.append(
-        {
-            "case": f"sphere channel {2 * args.sphere}x{args.sphere}x{args.sphere}",
-            "cells": cells,
-            "mlups": mlups,
-        }
-    )
-    for model in ("none", "loglaw"):
-        mlups, cells = time_simulation(channel_case(model), backend, args.seconds)
-        rows.append({"case": f"channel.yaml, walls.model {model}", "cells": cells, "mlups": mlups})
-    if args.car:
-        les, bgk, mesh = car_cases(args.car, args.car_set)
-        for name, case in (("car.yaml", les), ("car grid, BGK tau 0.6", bgk)):
-            mlups, cells = time_simulation(case, backend, args.seconds, mesh)
-            rows.append({"case": f"{name} at {args.car} cells", "cells": cells, "mlups": mlups})
+    for storage in args.storage:
+        tag = "" if storage == "fp32" else f" [{storage}]"
+
+        def timed(name: str, case, mesh=None, storage=storage, tag=tag) -> None:
+            mlups, cells = time_simulation(case, backend, args.seconds, mesh, storage)
+            rows.append({"case": name + tag, "storage": storage, "cells": cells, "mlups": mlups})
+
+        for size in sizes:  # BGK and the LES operator of each size back to back, for their ratio
+            timed(f"periodic box {size}^3", box_case(size))
+            timed(f"periodic box {size}^3 entropic LES", les_box_case(size))
+        sphere = args.sphere
+        timed(f"sphere channel {2 * sphere}x{sphere}x{sphere}", sphere_channel_case(sphere))
+        for model in ("none", "loglaw"):
+            timed(f"channel.yaml, walls.model {model}", channel_case(model))
+        if args.car:
+            les, bgk, mesh = car_cases(args.car, [*args.car_set, f"resolution.storage={storage}"])
+            timed(f"car.yaml at {args.car} cells", les, mesh)
+            timed(f"car grid, BGK tau 0.6 at {args.car} cells", bgk, mesh)
     lbmpy: dict[str, dict[str, float | None]] = {}  # case name -> lbmpy's MLUPs by build, same box
     if backend.name == "cpu" and not args.no_lbmpy:
         for size in sizes:
@@ -311,35 +327,47 @@ def main() -> int:
         return f"{value:{width}.1f}" if value else f"{'-':>{width}s}"
 
     for row in rows:
-        row["bytes_per_update"] = BYTES_PER_CELL
-        row["roofline_fraction"] = row["mlups"] / roofline
-        row.pop("n", None)
+        size = BYTES_PER_CELL[row["storage"]]
+        row["bytes_per_update"] = size
+        row["roofline_fraction"] = row["mlups"] / roofline[row["storage"]]
         ref = lbmpy.get(row["case"], {})
         row["lbmpy_mlups"] = ref.get("c")
         row["lbmpy_simd_mlups"] = ref.get("simd")
         row["lbmpy_simd_kernel_mlups"] = ref.get("simd_kernel")
         ratio = f"{row['mlups'] / ref['simd']:10.2f}" if ref.get("simd") else f"{'-':>10s}"
         print(
-            f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {BYTES_PER_CELL:9d} "
+            f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {size:9d} "
             f"{row['roofline_fraction']:8.0%} {cell(ref.get('c'), 9)} {cell(ref.get('simd'), 10)} "
             f"{cell(ref.get('simd_kernel'), 10)} {ratio}"
         )
     by_case = {row["case"]: row["mlups"] for row in rows}
-    ratios = {
-        f"LES box {size}^3 / BGK box": by_case[f"periodic box {size}^3 entropic LES"]
-        / by_case[f"periodic box {size}^3"]
-        for size in sizes
-    }
-    ratios[f"channel.yaml with the wall model / BGK box {n}^3"] = (
-        by_case["channel.yaml, walls.model loglaw"] / by_case[f"periodic box {n}^3"]
-    )
-    if args.car:
-        ratios["car.yaml / BGK on its grid"] = (
-            by_case[f"car.yaml at {args.car} cells"]
-            / by_case[f"car grid, BGK tau 0.6 at {args.car} cells"]
+    ratios = {}
+    for storage in args.storage:
+        tag = "" if storage == "fp32" else f" [{storage}]"
+        for size in sizes:
+            ratios[f"LES box {size}^3 / BGK box{tag}"] = (
+                by_case[f"periodic box {size}^3 entropic LES{tag}"]
+                / by_case[f"periodic box {size}^3{tag}"]
+            )
+        ratios[f"channel.yaml with the wall model / BGK box {n}^3{tag}"] = (
+            by_case[f"channel.yaml, walls.model loglaw{tag}"] / by_case[f"periodic box {n}^3{tag}"]
         )
+        if args.car:
+            ratios[f"car.yaml / BGK on its grid{tag}"] = (
+                by_case[f"car.yaml at {args.car} cells{tag}"]
+                / by_case[f"car grid, BGK tau 0.6 at {args.car} cells{tag}"]
+            )
     for name, value in ratios.items():
         print(f"LES / BGK: {name}: {value:.2f}")
+    if "fp32" in args.storage:
+        for storage in args.storage:
+            if storage == "fp32":
+                continue
+            for row in rows:
+                if row["storage"] == storage:
+                    base = by_case[row["case"].removesuffix(f" [{storage}]")]
+                    row["over_fp32"] = row["mlups"] / base
+                    print(f"{storage} / fp32: {row['case']}: {row['over_fp32']:.2f}")
     print(
         json.dumps(
             {

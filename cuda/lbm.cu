@@ -7,7 +7,7 @@
 #include "lbm_refinement.cuh"
 #include "lbm_wall_pool.cuh"
 
-extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __restrict__ f_dst,
+extern "C" __global__ void lbm_step(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst,
                                     const LbmParams p) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= p.nx) return;
@@ -19,7 +19,7 @@ extern "C" __global__ void lbm_step(const float* __restrict__ f_src, float* __re
         lbm_update_cell<LBM_COLLISION_BGK>(f_src, f_dst, p, n, x, y, z);
 }
 
-extern "C" __global__ void lbm_init(float* __restrict__ f, const float* __restrict__ moments,
+extern "C" __global__ void lbm_init(lbm_pop* __restrict__ f, const float* __restrict__ moments,
                                     const long long n_cells, const long long plane_stride,
                                     const int collision) {
     const long long n = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -30,7 +30,7 @@ extern "C" __global__ void lbm_init(float* __restrict__ f, const float* __restri
         lbm_init_cell<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride, n);
 }
 
-extern "C" __global__ void lbm_fields(const float* __restrict__ f, float* __restrict__ moments,
+extern "C" __global__ void lbm_fields(const lbm_pop* __restrict__ f, float* __restrict__ moments,
                                       const long long n_cells, const long long plane_stride,
                                       const int collision) {
     const long long n = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -47,7 +47,7 @@ extern "C" __global__ void lbm_pool_residual_slots(const LbmParams p) {
     if (k < p.n_pool_slots) lbm_pool_residual(p, k);
 }
 
-extern "C" __global__ void lbm_pool_apply_slots(float* __restrict__ f, const LbmParams p) {
+extern "C" __global__ void lbm_pool_apply_slots(lbm_pop* __restrict__ f, const LbmParams p) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;
     if (k < p.n_pool_slots) lbm_pool_apply(f, p, k);
 }
@@ -57,8 +57,8 @@ extern "C" __global__ void lbm_params_layout(long long* out) {
 }
 
 // The coupling of two refinement levels (lbm_refinement.cuh), one thread per entry.
-extern "C" __global__ void lbm_explode(const float* __restrict__ c_now, const float* __restrict__ c_next,
-                                       const float a, const long long c_stride, float* __restrict__ fine,
+extern "C" __global__ void lbm_explode(const lbm_pop* __restrict__ c_now, const lbm_pop* __restrict__ c_next,
+                                       const float a, const long long c_stride, lbm_pop* __restrict__ fine,
                                        const long long f_stride, const long long* __restrict__ cells,
                                        const float* __restrict__ weights, const long long n_entries,
                                        const float tau0_c, const float tau0_f, const float cs2_smag,
@@ -71,8 +71,8 @@ extern "C" __global__ void lbm_explode(const float* __restrict__ c_now, const fl
         lbm_explode_entry<LBM_COLLISION_BGK>(c_now, c_next, a, c_stride, fine, f_stride, cells, weights, i, tau0_c, tau0_f, cs2_smag);
 }
 
-extern "C" __global__ void lbm_coalesce(const float* __restrict__ fine, const long long f_stride,
-                                        float* __restrict__ coarse, const long long c_stride,
+extern "C" __global__ void lbm_coalesce(const lbm_pop* __restrict__ fine, const long long f_stride,
+                                        lbm_pop* __restrict__ coarse, const long long c_stride,
                                         const long long* __restrict__ cells, const long long n_entries,
                                         const float tau0_f, const float tau0_c, const float cs2_smag,
                                         const int collision) {

@@ -19,8 +19,8 @@
 // A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
 // x-1, x, x+1 with periodic wrap already applied.
 template <int kCollision>
-__device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f_src,
-                                                     float* __restrict__ f_dst, const LbmParams& p,
+__device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__ f_src,
+                                                     lbm_pop* __restrict__ f_dst, const LbmParams& p,
                                                      const long long n,
                                                      const int xm, const int x, const int xp,
                                                      const int ym, const int y, const int yp,
@@ -28,11 +28,11 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f
                                                      const bool has_force) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     float f[19];
-#define LBM_PULL_BULK(q, cx, cy, cz, w) f[q] = f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)];
+#define LBM_PULL_BULK(q, cx, cy, cz, w) f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);
     D3Q19_LINKS(LBM_PULL_BULK)
 #undef LBM_PULL_BULK
     lbm_collide<kCollision>(f, p, p.tau_x[x], has_force, nullptr);
-#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
+#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
     D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
 }
@@ -43,7 +43,7 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const float* __restrict__ f
 // (lbm_wall_model.cuh); returns whether they did, with the tangential force on the body in
 // friction. f receives the populations the collision takes.
 template <int kCollision>
-__device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__ f_src,
+__device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict__ f_src,
                                                        const float* __restrict__ q_links,
                                                        const float* __restrict__ area,
                                                        const float* __restrict__ wall,
@@ -73,11 +73,11 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
     {                                                                                        \
         if (lbm_streams_plainly(nb[q])) {                                                    \
-            f[q] = f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)];                               \
+            f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);                 \
         } else {                                                                             \
             f[q] = lbm_pull_from_wall<kCollision>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, nb, force); \
             if ((nb[q] & FLAG_BODY) && q_links) {                                            \
-                defect += f_src[LBM_OPP(q) * S + n] - f[q];                                  \
+                defect += lbm_pop_load(f_src[LBM_OPP(q) * S + n]) - f[q];                    \
                 w_body += (w);                                                               \
                 body_links |= 1u << q;                                                       \
             }                                                                                \
@@ -104,7 +104,7 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const float* __restrict__
     const bool pooled = p.n_pool_slots && slot >= 0;
     float sent_back = 0.0f;
     if (pooled) {
-#define LBM_SENT_BACK(q, cx, cy, cz, w) sent_back += (body_links & (1u << q)) ? f_src[LBM_OPP(q) * S + n] : f[q];
+#define LBM_SENT_BACK(q, cx, cy, cz, w) sent_back += (body_links & (1u << q)) ? lbm_pop_load(f_src[LBM_OPP(q) * S + n]) : f[q];
         D3Q19_LINKS(LBM_SENT_BACK)
 #undef LBM_SENT_BACK
     }
@@ -155,8 +155,8 @@ __device__ __forceinline__ void lbm_report_slot(const LbmParams& p, const long l
 // index. A fluid cell next to the body (boundary_index[n] = k >= 0) reports its forces
 // (lbm_report_slot). With interpolated != 0 it reads its wall fractions from link_q[18k .. 18k+17].
 template <int kCollision>
-__device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
-                                                float* __restrict__ f_dst, const LbmParams& p,
+__device__ __forceinline__ void lbm_update_cell(const lbm_pop* __restrict__ f_src,
+                                                lbm_pop* __restrict__ f_dst, const LbmParams& p,
                                                 const long long n, const int x, const int y,
                                                 const int z) {
     const unsigned char flag = p.flags[n];
@@ -178,27 +178,27 @@ __device__ __forceinline__ void lbm_update_cell(const float* __restrict__ f_src,
                                                                      f, force, friction);
             LbmWallState wall;
             lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, k >= 0 ? &wall : nullptr);
-#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = f[q];
+#define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
             D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
             if (k >= 0) lbm_report_slot(p, k, force, wall, modelled, friction);
         }
     } else if (type == FLAG_INLET) {
-        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, true, p.u_inlet[y + (long long)p.ny * z]);
+        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, y + (long long)p.ny * z);
     } else if (type == FLAG_OUTFLOW) {
-        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, false, 0.0f);
+        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, -1);
     }
 }
 
 // Equilibrium initialisation of one cell from moments: 4 planes of n_cells (rho, ux, uy, uz).
 template <int kCollision>
-__device__ __forceinline__ void lbm_init_cell(float* __restrict__ f, const float* __restrict__ moments,
+__device__ __forceinline__ void lbm_init_cell(lbm_pop* __restrict__ f, const float* __restrict__ moments,
                                               const long long n_cells, const long long plane_stride,
                                               const long long n) {
     float feq[19];
     lbm_equilibrium<kCollision>(feq, moments[n], moments[n_cells + n], moments[2 * n_cells + n],
                     moments[3 * n_cells + n]);
-#define LBM_STORE_INIT(q, cx, cy, cz, w) f[q * plane_stride + n] = feq[q];
+#define LBM_STORE_INIT(q, cx, cy, cz, w) f[q * plane_stride + n] = lbm_pop_store(feq[q]);
     D3Q19_LINKS(LBM_STORE_INIT)
 #undef LBM_STORE_INIT
 }
@@ -208,11 +208,11 @@ __device__ __forceinline__ void lbm_init_cell(float* __restrict__ f, const float
 // uy, uz). With a body force the post-collision momentum is j + F, so the physical (Guo)
 // velocity is this velocity minus g / 2.
 template <int kCollision>
-__device__ __forceinline__ void lbm_moments_cell(const float* __restrict__ f, float* __restrict__ moments,
+__device__ __forceinline__ void lbm_moments_cell(const lbm_pop* __restrict__ f, float* __restrict__ moments,
                                                  const long long n_cells,
                                                  const long long plane_stride, const long long n) {
     float fl[19];
-#define LBM_LOAD(q, cx, cy, cz, w) fl[q] = f[q * plane_stride + n];
+#define LBM_LOAD(q, cx, cy, cz, w) fl[q] = lbm_pop_load(f[q * plane_stride + n]);
     D3Q19_LINKS(LBM_LOAD)
 #undef LBM_LOAD
     float rho, ux, uy, uz;

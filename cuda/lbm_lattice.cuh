@@ -21,6 +21,53 @@
 #define FLAG_BODY 0x10   // on a SOLID cell: links into it count in the body force
 #define FLAG_BULK 0x20   // on a FLUID cell: all 18 neighbours are fluid, inlet, outflow or ghost
 
+// ---- population storage (resolution.storage) --------------------------------------------------
+// The kernels compute in float32 whatever the storage; the population planes hold lbm_pop and are
+// read and written only through lbm_pop_load / lbm_pop_store. The storage is fixed when a shell is
+// compiled (-DLBM_STORAGE=...; solver/backends build one library or module per storage):
+// - LBM_STORAGE_FP32: float32, 4 B per population;
+// - LBM_STORAGE_FP16S: IEEE binary16 of the shifted population times 2^15, 2 B ("FP16S" of
+//   Lehmann et al. 2022, Phys. Rev. E 106, 015308): shifted populations lie well inside (-2, 2),
+//   so the scaled values stay under binary16's largest, 65504, and populations down to 2^-29
+//   (binary16's smallest normal, 2^-14, over the scale) keep the full 11-bit significand.
+//   Rounding to nearest even on both shells (F16C's vcvtps2ph, PTX cvt.rn.f16.f32), so the CPU and
+//   the GPU store the same bits for the same float.
+#define LBM_STORAGE_FP32 0
+#define LBM_STORAGE_FP16S 1
+#ifndef LBM_STORAGE
+#define LBM_STORAGE LBM_STORAGE_FP32
+#endif
+
+#if defined(__CUDACC__)
+__device__ __forceinline__ float lbm_half_bits_to_float(const unsigned short h) {
+    float v;
+    asm("cvt.f32.f16 %0, %1;" : "=f"(v) : "h"(h));
+    return v;
+}
+__device__ __forceinline__ unsigned short lbm_float_to_half_bits(const float v) {
+    unsigned short h;
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(h) : "f"(v));
+    return h;
+}
+#endif
+
+#if LBM_STORAGE == LBM_STORAGE_FP16S
+typedef unsigned short lbm_pop;
+#define LBM_FP16S_SCALE 32768.0f
+__device__ __forceinline__ float lbm_pop_load(const lbm_pop v) {
+    return lbm_half_bits_to_float(v) * (1.0f / LBM_FP16S_SCALE);
+}
+__device__ __forceinline__ lbm_pop lbm_pop_store(const float v) {
+    return lbm_float_to_half_bits(v * LBM_FP16S_SCALE);
+}
+#elif LBM_STORAGE == LBM_STORAGE_FP32
+typedef float lbm_pop;
+__device__ __forceinline__ float lbm_pop_load(const lbm_pop v) { return v; }
+__device__ __forceinline__ lbm_pop lbm_pop_store(const float v) { return v; }
+#else
+#error "LBM_STORAGE must be LBM_STORAGE_FP32 or LBM_STORAGE_FP16S"
+#endif
+
 // Full unrolling of the small fixed-count loops of the collision (registers on the GPU, one
 // vector lane per cell on the CPU); the host shell's cuda_compat.h gives the host compiler's
 // spelling.
@@ -66,6 +113,9 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, tau_x)          /* [nx] molecular relaxation time per x column (the     \
                                        outflow sponge raises it towards the outlet) */      \
     X(const float*, u_inlet)        /* [ny nz] inlet x-velocity per inlet cell */            \
+    X(float*, inlet_drho)           /* [ny nz] each inlet cell's density - 1, its state     \
+                                       (float32 whatever the storage; read and written by   \
+                                       the cell each step: lbm_update_open_cell) */         \
     X(const int*, boundary_index)   /* [n] slot k of a fluid cell next to the body, or -1 */ \
     X(float*, cell_force)           /* [9 k] each slot's forces on the body: momentum        \
                                        exchange, pressure, viscous (lbm_cell.cuh) */        \

@@ -66,12 +66,12 @@ __device__ __forceinline__ void lbm_coupling_state_clear(LbmCouplingState* s) {
 // s += weight * (the parts of cell n of the population planes), shifted populations.
 template <int kCollision>
 __device__ __forceinline__ void lbm_coupling_state_add(LbmCouplingState* s,
-                                                       const float* __restrict__ planes,
+                                                       const lbm_pop* __restrict__ planes,
                                                        const long long stride, const long long n,
                                                        const float weight) {
     float f[19], feq[19], rho, ux, uy, uz;
     LBM_UNROLL
-    for (int q = 0; q < 19; ++q) f[q] = planes[q * stride + n];
+    for (int q = 0; q < 19; ++q) f[q] = lbm_pop_load(planes[q * stride + n]);
     lbm_moments<kCollision>(f, &rho, &ux, &uy, &uz);
     lbm_equilibrium<kCollision>(feq, rho, ux, uy, uz);
     const float m = kCollision == LBM_COLLISION_ENTROPIC ? weight * rho : weight;
@@ -131,9 +131,9 @@ __device__ __forceinline__ void lbm_coupling_state_populations(const LbmCoupling
 // the Taylor-Green vortex across a refined box decayed 6-7% too fast at 32 and at 64 cells per
 // wavelength alike (docs/solver.md).
 template <int kCollision>
-__device__ __forceinline__ void lbm_explode_entry(const float* __restrict__ c_now,
-                                                  const float* __restrict__ c_next, const float a,
-                                                  const long long c_stride, float* __restrict__ fine,
+__device__ __forceinline__ void lbm_explode_entry(const lbm_pop* __restrict__ c_now,
+                                                  const lbm_pop* __restrict__ c_next, const float a,
+                                                  const long long c_stride, lbm_pop* __restrict__ fine,
                                                   const long long f_stride,
                                                   const long long* __restrict__ cells,
                                                   const float* __restrict__ weights,
@@ -153,16 +153,16 @@ __device__ __forceinline__ void lbm_explode_entry(const float* __restrict__ c_no
     float f[19];
     lbm_coupling_state_populations<kCollision>(&s, tau0_c, tau0_f, 0.5f, cs2_smag, f);
     LBM_UNROLL
-    for (int q = 0; q < 19; ++q) fine[q * f_stride + e[1]] = f[q];
+    for (int q = 0; q < 19; ++q) fine[q * f_stride + e[1]] = lbm_pop_store(f[q]);
 }
 
 // Coalescence of entry i: cells[9 i] the coarse ghost cell, cells[9 i + 1 .. 9 i + 8] its eight
 // fine cells. The state (LbmCouplingState) is their mean, so the coarse cell holds their mass
 // and momentum exactly; then rescaled (r = 2).
 template <int kCollision>
-__device__ __forceinline__ void lbm_coalesce_entry(const float* __restrict__ fine,
+__device__ __forceinline__ void lbm_coalesce_entry(const lbm_pop* __restrict__ fine,
                                                    const long long f_stride,
-                                                   float* __restrict__ coarse,
+                                                   lbm_pop* __restrict__ coarse,
                                                    const long long c_stride,
                                                    const long long* __restrict__ cells,
                                                    const long long i, const float tau0_f,
@@ -174,5 +174,5 @@ __device__ __forceinline__ void lbm_coalesce_entry(const float* __restrict__ fin
     float f[19];
     lbm_coupling_state_populations<kCollision>(&s, tau0_f, tau0_c, 2.0f, cs2_smag, f);
     LBM_UNROLL
-    for (int q = 0; q < 19; ++q) coarse[q * c_stride + e[0]] = f[q];
+    for (int q = 0; q < 19; ++q) coarse[q * c_stride + e[0]] = lbm_pop_store(f[q]);
 }

@@ -79,11 +79,11 @@ __device__ __forceinline__ bool lbm_is_wall(const unsigned char flag) {
 // Density and velocity (with half the body force, Guo) of cell s from its populations of the
 // last step.
 template <int kCollision>
-__device__ __forceinline__ void lbm_sample_velocity(const float* __restrict__ f_src, const LbmParams& p,
+__device__ __forceinline__ void lbm_sample_velocity(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                     const long long s, float* rho, float* u) {
     const long long S = p.plane_stride;
     float fs[19];
-#define LBM_LOAD_SAMPLE(q, cx, cy, cz, w) fs[q] = f_src[q * S + s];
+#define LBM_LOAD_SAMPLE(q, cx, cy, cz, w) fs[q] = lbm_pop_load(f_src[q * S + s]);
     D3Q19_LINKS(LBM_LOAD_SAMPLE)
 #undef LBM_LOAD_SAMPLE
     lbm_moments<kCollision>(fs, rho, &u[0], &u[1], &u[2]);
@@ -98,7 +98,7 @@ __device__ __forceinline__ void lbm_sample_velocity(const float* __restrict__ f_
 // Phys. Fluids 24, 015105); y_offset is its extra distance from the wall along nrm. Where that
 // cell is not fluid (a thin gap, a concave corner), the cell's own velocity u_own at offset 0.
 template <int kCollision>
-__device__ __forceinline__ void lbm_wall_sample(const float* __restrict__ f_src, const LbmParams& p,
+__device__ __forceinline__ void lbm_wall_sample(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                 const int x, const int y, const int z, const int* off,
                                                 const float* nrm, const float* u_own, float* u,
                                                 float* y_offset) {
@@ -128,7 +128,7 @@ __device__ __forceinline__ void lbm_wall_sample(const float* __restrict__ f_src,
 // face). taken collects the links blended. Corrects force (the momentum exchange) for the group's body links;
 // a LBM_GROUP_BODY group adds to shear the tangential force it hands to the body along u_t (the
 // modelled tau_w A where r is free; the no-slip exchange where r = 1).
-__device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
+__device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src,
                                                const float* __restrict__ q_links,
                                                const LbmParams& p, const long long n, const int x,
                                                const int y, const int z, const int* face,
@@ -164,9 +164,9 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
             const int mz = ((cz) != 0 && (cz) == face[2]) ? -(cz) : (cz);                         \
             const bool mirrored = (mx != (cx) || my != (cy) || mz != (cz)) &&                     \
                                   lbm_is_wall(nb[LBM_LINK_OF[(1 - mx) + 3 * (1 - my) + 9 * (1 - mz)]]); \
-            f_spec[q] = mirrored ? f_src[LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)] * S + n] \
+            f_spec[q] = mirrored ? lbm_pop_load(f_src[LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)] * S + n]) \
                                  : f[q];                                                          \
-            const float f_out = f_src[LBM_OPP(q) * S + n];                                        \
+            const float f_out = lbm_pop_load(f_src[LBM_OPP(q) * S + n]);                          \
             const float ct = LBM_CV(cx, t[0]) + LBM_CV(cy, t[1]) + LBM_CV(cz, t[2]);              \
             d_bb += ct * (f[q] + f_out);                                                          \
             d_sp += ct * (f_spec[q] + f_out);                                                     \
@@ -241,7 +241,7 @@ __device__ __forceinline__ void lbm_wall_group(const float* __restrict__ f_src,
 // Returns the links it took; adds their momentum to force and the modelled shear force on the
 // body (the tangential part of the modelled exchange) to friction.
 template <int kCollision>
-__device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ f_src,
+__device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict__ f_src,
                                                       const float* __restrict__ q_links,
                                                       const LbmParams& p, const long long n,
                                                       const int x, const int y, const int z,
@@ -285,7 +285,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
             cap += (w) * ct * ct;                                                                    \
             const float qw = q_links ? q_links[q - 1] : 0.0f;                                        \
             const bool bouzidi = qw >= 0.5f ||                                                       \
-                (qw > 0.0f && (nb[LBM_OPP(q)] & FLAG_TYPE_MASK) == FLAG_FLUID);                       \
+                (qw > 0.0f && (nb[LBM_OPP(q)] & FLAG_TYPE_MASK) == FLAG_FLUID);                      \
             beta[q] = bouzidi && qw >= 0.5f ? 0.5f / qw : 1.0f;                                      \
             const float wb = 6.0f * rho * (w) * beta[q];                                             \
             km[0] += (cx) ? wb : 0.0f;                                                               \
@@ -295,7 +295,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
             km[4] += LBM_CV((cx) * (cz), wb);                                                        \
             km[5] += LBM_CV((cy) * (cz), wb);                                                        \
             const float cu = LBM_CV(cx, u_own[0]) + LBM_CV(cy, u_own[1]) + LBM_CV(cz, u_own[2]);     \
-            const float ex = f[q] + f_src[LBM_OPP(q) * S + n] - 2.0f * (w) * (drho + 4.5f * cu * cu - usq15); \
+            const float ex = f[q] + lbm_pop_load(f_src[LBM_OPP(q) * S + n]) - 2.0f * (w) * (drho + 4.5f * cu * cu - usq15); \
             g[0] += LBM_CV(cx, ex);                                                                  \
             g[1] += LBM_CV(cy, ex);                                                                  \
             g[2] += LBM_CV(cz, ex);                                                                  \
@@ -323,7 +323,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
 #define LBM_BODY_ALONG(q, cx, cy, cz, w)                                                         \
     if (links & (1u << q)) {                                                                     \
         const float df = 6.0f * (w) * beta[q] * rho *                                            \
-                         (LBM_CV(cx, ut[0]) + LBM_CV(cy, ut[1]) + LBM_CV(cz, ut[2]));             \
+                         (LBM_CV(cx, ut[0]) + LBM_CV(cy, ut[1]) + LBM_CV(cz, ut[2]));            \
         f[q] += df;                                                                              \
         gc[0] += LBM_CV(cx, df);                                                                 \
         gc[1] += LBM_CV(cy, df);                                                                 \
@@ -358,7 +358,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
 #define LBM_BODY_SLIP(q, cx, cy, cz, w)                                                          \
     if (links & (1u << q)) {                                                                     \
         const float df = 6.0f * (w) * beta[q] * rho *                                            \
-                         (LBM_CV(cx, u_s[0]) + LBM_CV(cy, u_s[1]) + LBM_CV(cz, u_s[2]));          \
+                         (LBM_CV(cx, u_s[0]) + LBM_CV(cy, u_s[1]) + LBM_CV(cz, u_s[2]));         \
         f[q] += df;                                                                              \
         added += df;                                                                             \
     }
@@ -398,7 +398,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const float* __restrict__ 
 // nb: the flags of the cells the links come from, nb[q] that of x - c_q (lbm_pull_boundary_cell
 // reads them once for the pull; the groups below take their neighbours' kinds from them).
 template <int kCollision>
-__device__ __forceinline__ bool lbm_wall_function(const float* __restrict__ f_src,
+__device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_src,
                                                   const float* __restrict__ q_links,
                                                   const float* __restrict__ area,
                                                   const float* __restrict__ wall,

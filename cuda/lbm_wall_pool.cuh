@@ -34,7 +34,7 @@ __device__ __forceinline__ void lbm_pool_residual(const LbmParams& p, const int 
 
 // Pass 2, slot k: the weighted residuals of its patch, as momentum into its cell's populations f
 // (the state the step wrote) and out of its exchange.
-__device__ __forceinline__ void lbm_pool_apply(float* __restrict__ f, const LbmParams& p, const int k) {
+__device__ __forceinline__ void lbm_pool_apply(lbm_pop* __restrict__ f, const LbmParams& p, const int k) {
     if (p.pool_start[k] == p.pool_start[k + 1]) return;  // a slot without links into the body
     float c[4] = {0.0f, 0.0f, 0.0f, 0.0f};
     for (int e = p.pool_start[k]; e < p.pool_start[k + 1]; ++e) {
@@ -44,9 +44,10 @@ __device__ __forceinline__ void lbm_pool_apply(float* __restrict__ f, const LbmP
         for (int i = 0; i < 4; ++i) c[i] += w * r[i];
     }
     const long long n = p.slot_cell[k], S = p.plane_stride;
-    f[n] -= c[3];  // the patch's mass gain out of the rest population
+    f[n] = lbm_pop_store(lbm_pop_load(f[n]) - c[3]);  // the patch's mass gain out of the rest population
 #define LBM_POOL_MOMENTUM(q, cx, cy, cz, w) \
-    f[q * S + n] += 3.0f * (w) * (LBM_CV(cx, c[0]) + LBM_CV(cy, c[1]) + LBM_CV(cz, c[2]));
+    f[q * S + n] = lbm_pop_store(lbm_pop_load(f[q * S + n]) + \
+                                 3.0f * (w) * (LBM_CV(cx, c[0]) + LBM_CV(cy, c[1]) + LBM_CV(cz, c[2])));
     D3Q19_LINKS(LBM_POOL_MOMENTUM)
 #undef LBM_POOL_MOMENTUM
     LBM_UNROLL

@@ -1,7 +1,8 @@
 """Checkpoints: the populations and the run loop's state, in one .npz written atomically.
 
 A checkpoint records a hash of the resolved case; resuming under a different case is refused,
-since the saved populations would not mean what the new case assumes.
+since the saved populations would not mean what the new case assumes. It records the populations'
+storage (resolution.storage) too, so that a resume in another storage is refused naming it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ FILENAME = "state.npz"
 class Checkpoint:
     populations: np.ndarray
     state: RunState
+    # the inlet cells' density - 1 [z, y] (Simulation.inlet_state); None in checkpoints written
+    # before the step kept it apart from the populations
+    inlet_drho: np.ndarray | None = None
 
 
 def case_hash(case: CaseConfig) -> str:
@@ -45,6 +49,7 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
     s = ckpt.state
     meta = {
         "case_hash": case_hash(case),
+        "storage": case.resolution.storage,
         "step": s.step,
         "phase": s.phase,
         "converged_step": s.converged_step,
@@ -64,6 +69,8 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
             arrays[f"velocity_sum_{level}"] = velocity
     if s.slot_force_sum is not None:
         arrays["slot_force_sum"] = s.slot_force_sum
+    if ckpt.inlet_drho is not None:
+        arrays["inlet_drho"] = ckpt.inlet_drho
     target = folder / FILENAME
 
     def save(tmp: Path) -> None:
@@ -105,12 +112,20 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
             bulk_velocity=[float(v) for v in arrays["bulk_velocity"]],
         )
         populations = arrays["populations"]
+        inlet_drho = arrays.get("inlet_drho")
         expected_hash = meta["case_hash"]
+        storage = meta.get("storage", "fp32")
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
         raise CheckpointError(
             f"checkpoint '{path}' is damaged ({type(exc).__name__}): delete it "
             "and start again without --resume"
         ) from exc
+    if storage != case.resolution.storage:
+        raise CheckpointError(
+            f"checkpoint '{path}' holds populations stored as resolution.storage={storage}, "
+            f"this run asks {case.resolution.storage}: resume with "
+            f"resolution.storage={storage}, or use another --out folder"
+        )
     if expected_hash != case_hash(case):
         raise CheckpointError(
             f"checkpoint '{path}' belongs to a different case configuration: "
@@ -134,4 +149,4 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
             f"checkpoint '{path}' does not fit this grid: delete it and start "
             "again without --resume"
         )
-    return Checkpoint(populations, state)
+    return Checkpoint(populations, state, inlet_drho)

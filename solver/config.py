@@ -28,6 +28,7 @@ BOUNCE_BACK = ("interpolated", "halfway")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
+STORAGES = ("fp32", "fp16s")
 WALL_MODELS = ("none", "loglaw")
 WALL_BODY_RULES = ("faces", "surface")
 AXES = ("x", "y", "z")
@@ -98,6 +99,9 @@ class ResolutionConfig:
         None  # bgk | entropic; default: entropic with the subgrid model, else bgk
     )
     min_gap_cells: float = 2.0  # narrowest body-wall gap a case may have [cells]; contact excluded
+    # fp32 | fp16s: the populations stored as float32 (152 B per cell for the two buffers) or as
+    # binary16 of the shifted population times 2^15 (76 B; the arithmetic stays float32)
+    storage: str = "fp32"
 
 
 @dataclass
@@ -437,6 +441,7 @@ def validate(case: CaseConfig) -> None:
     _require(r.min_gap_cells >= 0, "resolution.min_gap_cells", "must be >= 0 (cells)")
     if r.collision is not None:
         _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
+    _require(r.storage in STORAGES, "resolution.storage", f"must be one of {STORAGES}")
     if case.walls.model is not None:
         _require(case.walls.model in WALL_MODELS, "walls.model", f"must be one of {WALL_MODELS}")
     _require(

@@ -86,6 +86,7 @@ def plain_box_values(
         "flags": flags,
         "tau_x": np.full(nx, tau, np.float32),
         "u_inlet": np.zeros((nz, ny), np.float32),
+        "inlet_drho": np.zeros((nz, ny), np.float32),
         "boundary_index": np.full(flags.shape, -1, np.int32),
         "cell_force": np.zeros((0, 3, 3), np.float32),
         "link_q": np.zeros((0, 18), np.float32),

@@ -81,8 +81,10 @@ WALL_MODELS = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_")
 WALL_BODY_RULES = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_BODY_")
 
 
-def plane_stride(n_cells: int) -> int:
-    """Distance in floats between two links' planes: n_cells rounded up to 64 floats, plus 64+16
-    floats, so that consecutive planes never start on the same cache set (see docs/performance.md).
-    """
-    return (n_cells + 63) // 64 * 64 + 80
+def plane_stride(n_cells: int, itemsize: int = 4) -> int:
+    """Distance in populations (of itemsize bytes: 4 for float32, 2 for 16-bit storage) between
+    two links' planes: n_cells rounded up to 256 bytes, plus 320 bytes, so that the 19 planes start
+    on 19 different cache lines of a 4 KiB page (a plane's offset there is q (256 a + 320) bytes,
+    i.e. q (4 a + 5) lines: an odd multiple, distinct for q < 64; see docs/performance.md)."""
+    per_256_bytes = 256 // itemsize
+    return (n_cells + per_256_bytes - 1) // per_256_bytes * per_256_bytes + 320 // itemsize

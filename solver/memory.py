@@ -1,6 +1,7 @@
 """How much memory a case needs, checked before anything grid-sized is allocated.
 
-Per cell the device holds the two population buffers (2 x 19 float32 = 152 B), the moments (16 B),
+Per cell the device holds the two population buffers (2 x 19 float32 = 152 B; 76 B with
+`resolution.storage: fp16s`), the moments (16 B),
 the boundary index (4 B) and the flags (1 B): DEVICE_BYTES_PER_CELL. The host adds the set-up's
 masks and the outputs (fields in physical units, their time average, vorticity, the checkpoint's
 copy of the populations). On the CPU backend both live in one memory; its figure is measured:
@@ -8,7 +9,8 @@ the peak resident memory (ru_maxrss) of `run_case.py` (20 steps, fields, surface
 written) rose by 304 B per cell between 0.71 and 3.18 M cells of windtunnel_box.yaml and by 261 B
 per cell between 1.91 and 5.15 M cells of mesh.yaml (2-vCPU AMD EPYC, 2026-12-01), on top of
 about 0.7 GB for Python, VTK and the kernels. On a GPU the host keeps that figure less the
-populations. The GPU figures are not measured yet.
+populations. The GPU figures are not measured yet. With 16-bit storage each figure is 76 B less
+(the populations' half; the fp32 measurement above, less what the storage saves).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from pathlib import Path
 
 from solver.errors import ConfigError
 
-#: Device-resident bytes per cell: populations 152, moments 16, boundary index 4, flags 1.
-DEVICE_BYTES_PER_CELL = 173
-#: Peak host bytes per cell of a whole run on the CPU backend (measured 261-304, rounded up).
+#: Bytes per cell of the two population buffers, by resolution.storage.
+POPULATION_BYTES_PER_CELL = {"fp32": 152, "fp16s": 76}
+#: Device-resident bytes per cell besides the populations: moments 16, boundary index 4, flags 1.
+DEVICE_OTHER_BYTES_PER_CELL = 21
+#: Peak host bytes per cell of a whole run on the CPU backend with float32 populations (measured
+#: 261-304, rounded up).
 CPU_BYTES_PER_CELL = 320
 #: Host bytes per cell when the populations live on a GPU.
-HOST_BYTES_PER_CELL_WITH_GPU = CPU_BYTES_PER_CELL - 152
+HOST_BYTES_PER_CELL_WITH_GPU = CPU_BYTES_PER_CELL - POPULATION_BYTES_PER_CELL["fp32"]
 #: What a run holds before its grid: the interpreter, VTK, the kernels.
 FIXED_HOST_BYTES = 0.8e9
 
@@ -46,12 +51,19 @@ def available_host_bytes() -> float:
     return available
 
 
-def check_memory(n_cells: int, cells_per_length: float, device_free_bytes: float | None) -> None:
+def check_memory(
+    n_cells: int, cells_per_length: float, device_free_bytes: float | None, storage: str = "fp32"
+) -> None:
     """Refuse, with one line naming resolution.cells_per_length, a grid of n_cells that would not
-    fit: device_free_bytes is the GPU's free memory, or None on the CPU backend (one memory)."""
+    fit: device_free_bytes is the GPU's free memory, or None on the CPU backend (one memory);
+    storage is resolution.storage."""
+    populations = POPULATION_BYTES_PER_CELL[storage]
     host_per_cell = (
-        CPU_BYTES_PER_CELL if device_free_bytes is None else HOST_BYTES_PER_CELL_WITH_GPU
+        CPU_BYTES_PER_CELL - POPULATION_BYTES_PER_CELL["fp32"] + populations
+        if device_free_bytes is None
+        else HOST_BYTES_PER_CELL_WITH_GPU
     )
+    device_per_cell = DEVICE_OTHER_BYTES_PER_CELL + populations
     needs = [
         (
             "memory",
@@ -64,9 +76,9 @@ def check_memory(n_cells: int, cells_per_length: float, device_free_bytes: float
         needs.append(
             (
                 "GPU memory",
-                n_cells * DEVICE_BYTES_PER_CELL,
+                n_cells * device_per_cell,
                 device_free_bytes,
-                DEVICE_BYTES_PER_CELL,
+                device_per_cell,
             )
         )
     for what, need, available, per_cell in needs:

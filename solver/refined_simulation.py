@@ -275,6 +275,7 @@ class RefinedSimulation:
             tunnel_grid.n_cells + sum(p.grid.n_cells for p in plans),
             case.resolution.cells_per_length,
             backend.free_device_bytes(),
+            case.resolution.storage,
         )
         self.layouts = tuple(p.layout for p in plans)
         self.boxes_m = tuple((p.box_lo_m, p.box_hi_m) for p in plans)
@@ -465,14 +466,24 @@ class RefinedSimulation:
         """Every level's current populations on the host, coarsest first (a checkpoint's)."""
         return np.concatenate([level.populations() for level in self.levels])
 
-    def load_populations(self, f_host: np.ndarray, step_count: int) -> None:
-        """Restore a state saved by populations() after step_count finest steps (a multiple of
-        steps_per_coarse_step: checkpoints fall between coarse steps)."""
+    def inlet_state(self) -> np.ndarray:
+        """The tunnel level's inlet cells' density - 1 [z, y] (Simulation.inlet_state)."""
+        return self.levels[0].inlet_state()
+
+    def load_populations(
+        self, f_host: np.ndarray, step_count: int, inlet_drho: np.ndarray | None = None
+    ) -> None:
+        """Restore a state saved by populations() and inlet_state() after step_count finest steps
+        (a multiple of steps_per_coarse_step: checkpoints fall between coarse steps)."""
         assert step_count % self.steps_per_coarse_step == 0, step_count
         start = 0
         for k, level in enumerate(self.levels):
             end = start + level.n_populations
-            level.load_populations(f_host[start:end], step_count // 2 ** (len(self.levels) - 1 - k))
+            level.load_populations(
+                f_host[start:end],
+                step_count // 2 ** (len(self.levels) - 1 - k),
+                inlet_drho if k == 0 else None,
+            )
             start = end
 
     # ---- time stepping ----------------------------------------------------------------------

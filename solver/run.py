@@ -132,7 +132,7 @@ class Runner:
         """Continue from the checkpoint in checkpoint_dir (CheckpointError if unusable)."""
         assert self.checkpoint_dir is not None
         ckpt = load_checkpoint(self.checkpoint_dir, self.case, self.sim.n_populations)
-        self.sim.load_populations(ckpt.populations, ckpt.state.step)
+        self.sim.load_populations(ckpt.populations, ckpt.state.step, ckpt.inlet_drho)
         self.sim.load_slot_force_sum(ckpt.state.slot_force_sum, ckpt.state.slot_force_steps)
         self.state = ckpt.state
         log.info("resumed from step %d (%s phase)", self.state.step, self.state.phase)
@@ -183,7 +183,11 @@ class Runner:
             if checkpoint_due:
                 assert self.checkpoint_dir is not None
                 s.slot_force_sum, s.slot_force_steps = sim.slot_force_sum(), sim.slot_force_steps
-                save_checkpoint(self.checkpoint_dir, self.case, Checkpoint(sim.populations(), s))
+                save_checkpoint(
+                    self.checkpoint_dir,
+                    self.case,
+                    Checkpoint(sim.populations(), s, sim.inlet_state()),
+                )
         sim.backend.synchronize()
         wall = time.perf_counter() - self._t0
         return self._result(wall, s.step - self._start_step)

@@ -18,6 +18,7 @@ import numpy as np
 
 from solver import lattice
 from solver.backends import Backend
+from solver.backends.base import population_dtype
 from solver.bodies import MeshArrays, make_body
 from solver.boundary_conditions import boundary_conditions
 from solver.config import AXES, CaseConfig, body_acceleration_m_s2, collision_operator, wall_model
@@ -87,7 +88,10 @@ class Simulation:
         self.units: LatticeUnits = derive_units(case, length)
         self.grid: Grid = make_grid(case, self.units)
         check_memory(
-            self.grid.n_cells, case.resolution.cells_per_length, backend.free_device_bytes()
+            self.grid.n_cells,
+            case.resolution.cells_per_length,
+            backend.free_device_bytes(),
+            case.resolution.storage,
         )
         self.flags_host = make_flags(
             case, self.grid, self.body.cells(self.grid) if self.body else None
@@ -118,7 +122,9 @@ class Simulation:
         g_lattice = np.asarray(body_acceleration_m_s2(case), float) * u.dt_s**2 / u.dx_m
         self.body_accel_lattice = tuple(float(v) for v in g_lattice)
         n = self.grid.n_cells
-        self.plane_stride = lattice.plane_stride(n)
+        self.plane_stride = lattice.plane_stride(
+            n, population_dtype(case.resolution.storage).itemsize
+        )
         self.slot_host = body_neighbour_index(self.flags_host)
         self.flags_host[self.slot_host >= 0] &= ~np.uint8(
             lattice.BULK
@@ -171,6 +177,7 @@ class Simulation:
             "flags": backend.asarray(self.flags_host),
             "tau_x": backend.asarray(relaxation_times(case, self.grid, u.tau)),
             "u_inlet": backend.asarray(inlet_profile(case, self.grid, u.u_lattice)),
+            "inlet_drho": backend.zeros((self.grid.nz, self.grid.ny), np.float32),
             "boundary_index": backend.asarray(self.slot_host),
             "cell_force": backend.zeros((n_slots, 3, 3), np.float32),
             "link_q": backend.asarray(link_q),
@@ -214,11 +221,13 @@ class Simulation:
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
+        self.population_dtype = population_dtype(case.resolution.storage)
         try:
-            self._buffer = backend.zeros((2 * size,), np.float32)
+            self._buffer = backend.zeros((2 * size,), self.population_dtype)
         except MemoryError as exc:  # the CUDA backend raises a subclass of MemoryError too
             raise ConfigError(
-                f"the grid of {n / 1e6:.1f} M cells needs {8 * size / 1e9:.1f} GB for its "
+                f"the grid of {n / 1e6:.1f} M cells needs "
+                f"{2 * size * self.population_dtype.itemsize / 1e9:.1f} GB for its "
                 "populations, more than this device has: lower "
                 "resolution.cells_per_length"
             ) from exc
@@ -253,8 +262,21 @@ class Simulation:
             self.backend.init_equilibrium(
                 f, device, self.grid.n_cells, self.plane_stride, self.collision
             )
+        self._load_inlet_drho(m[0][:, :, 0] - 1.0)
         self._current = 0
         self.step_count = 0
+
+    def _load_inlet_drho(self, drho: np.ndarray) -> None:
+        """Set the inlet cells' density state [z, y] (lattice units; the column x = 0, which holds
+        the inlet where the case has one)."""
+        self._param_values["inlet_drho"][...] = self.backend.asarray(
+            np.ascontiguousarray(drho, np.float32)
+        )
+
+    def inlet_state(self) -> np.ndarray:
+        """The inlet cells' density - 1 [z, y] on the host: state the step keeps besides the
+        populations, in a checkpoint with them."""
+        return self.backend.to_host(self._param_values["inlet_drho"])
 
     def population_buffers(self) -> tuple[Any, Any]:
         """The two population buffers on the device: the current state, then the one the next
@@ -267,17 +289,29 @@ class Simulation:
         return lattice.Q * self.plane_stride
 
     def populations(self) -> np.ndarray:
-        """The current (post-collision, shifted) populations on the host, [19 * plane_stride]."""
+        """The current (post-collision, shifted) populations on the host, [19 * plane_stride],
+        as stored (resolution.storage: float32, or float16 holding the population times 2^15)."""
         return self.backend.to_host(self._f[self._current])
 
-    def load_populations(self, f_host: np.ndarray, step_count: int) -> None:
-        """Restore a state saved by :meth:`populations` (both buffers: solid cells are never
-        written, so both must hold the same values there)."""
-        device = self.backend.asarray(f_host.astype(np.float32, copy=False))
+    def load_populations(
+        self, f_host: np.ndarray, step_count: int, inlet_drho: np.ndarray | None = None
+    ) -> None:
+        """Restore a state saved by :meth:`populations` and :meth:`inlet_state` (both buffers:
+        solid cells are never written, so both must hold the same values there), in this run's
+        storage. Without inlet_drho (a checkpoint from before it was kept) the inlet cells' state
+        is their stored density, what the step read before."""
+        if f_host.dtype != self.population_dtype:
+            raise ValueError(
+                f"populations stored as {f_host.dtype}, this run stores {self.population_dtype}"
+            )
+        device = self.backend.asarray(f_host)
         self._f[0][...] = device
         self._f[1][...] = device
         self._current = 0
         self.step_count = step_count
+        if inlet_drho is None:
+            inlet_drho = self.fields().rho[:, :, 0] - 1.0
+        self._load_inlet_drho(inlet_drho)
 
     def attach_surface(
         self,

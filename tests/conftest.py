@@ -68,11 +68,38 @@ def couette_case(size_m: tuple[float, float, float] = (0.25, 1.0, 0.0625), **sec
     )
 
 
+FP16S_SCALE = 32768.0  # 16-bit storage holds the shifted population times 2^15 (lbm_lattice.cuh)
+
+
+def stored_populations(f_shifted, storage: str = "fp32"):
+    """Shifted populations (float64) as a storage holds them: float32, or float16 of 2^15 times."""
+    import numpy as np
+
+    if storage == "fp16s":
+        return (f_shifted * FP16S_SCALE).astype(np.float16)
+    return f_shifted.astype(np.float32)
+
+
+def decoded_populations(stored):
+    """The shifted populations (float64) a storage's array holds."""
+    import numpy as np
+
+    if stored.dtype == np.float16:
+        return stored.astype(np.float64) / FP16S_SCALE
+    return stored.astype(np.float64)
+
+
 def run_periodic_step(
-    backend, f, tau: float, cs_smag: float = 0.0, collision: str = "bgk", g=(0.0, 0.0, 0.0)
+    backend,
+    f,
+    tau: float,
+    cs_smag: float = 0.0,
+    collision: str = "bgk",
+    g=(0.0, 0.0, 0.0),
+    storage: str = "fp32",
 ):
     """One kernel step on a fully periodic box from unshifted populations f[19, z, y, x]
-    (float64); returns the unshifted result."""
+    (float64) stored as resolution.storage stores them; returns the unshifted result."""
     import numpy as np
 
     from solver import lattice
@@ -82,17 +109,17 @@ def run_periodic_step(
     _, nz, ny, nx = f.shape
     n = nx * ny * nz
     stride = lattice.plane_stride(n)
-    src = np.zeros(19 * stride, np.float32)
-    dst = np.zeros_like(src)
     shift = lattice.W[:, None, None, None]
-    src.reshape(19, stride)[:, :n] = (f - shift).reshape(19, n)
+    src = stored_populations(np.zeros(19 * stride), storage)
+    dst = np.zeros_like(src)
+    src.reshape(19, stride)[:, :n] = stored_populations((f - shift).reshape(19, n), storage)
     flags = np.zeros((nz, ny, nx), np.uint8)
     mark_bulk(flags)
     values = plain_box_values(flags, tau, lattice.COLLISIONS[collision], cs_smag**2)
     values.update(has_force=int(any(g)), gx=g[0], gy=g[1], gz=g[2])
     params = pack_params(values, backend.address)
     backend.step(src, dst, params, np.zeros((3, 3)))
-    return dst.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx) + shift
+    return decoded_populations(dst.reshape(19, stride)[:, :n]).reshape(19, nz, ny, nx) + shift
 
 
 CAR = str(ROOT / "cases" / "car.yaml")

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import run_periodic_step
+from conftest import decoded_populations, run_periodic_step, stored_populations
 from oracle import entropic_equilibrium, equilibrium, step_periodic, step_periodic_entropic
 
 from solver import lattice
@@ -35,12 +35,15 @@ def test_params_record_has_the_compilers_layout(cpu):
     assert {"flags", "tau_x", "cell_force", "nx", "cs2_smag", "wall_ux"} <= set(dtype.names)
 
 
-def test_plane_stride_breaks_cache_set_aliasing():
-    for n in (64**3, 128**3, 130**3):
-        s = lattice.plane_stride(n)
+@pytest.mark.parametrize("itemsize", [4, 2])
+def test_plane_stride_breaks_cache_set_aliasing(itemsize):
+    """Float32 and 16-bit planes alike: 19 planes start on 19 different 64-byte lines of a 4 KiB
+    page, at every cell count."""
+    for n in (1, 8, 64**3, 128**3, 130**3, 192**3, *range(100_000, 4_000_000, 9_973)):
+        s = lattice.plane_stride(n, itemsize)
         assert s >= n
-        lines = {(q * s * 4 % 4096) // 64 for q in range(19)}
-        assert len(lines) == 19  # 19 planes start on 19 different 64-byte lines of a 4 KiB page
+        lines = {(q * s * itemsize % 4096) // 64 for q in range(19)}
+        assert len(lines) == 19, n
 
 
 def _random_state(shape, seed=0):
@@ -65,6 +68,36 @@ def test_cpu_step_matches_numpy_oracle(cpu, cs_smag):
     ref = step_periodic(f, tau, cs_smag)
     assert np.max(np.abs(got - ref) / lattice.W[:, None, None, None]) < 2e-6
     assert got.sum() == pytest.approx(f.sum(), rel=1e-7)
+
+
+def _as_stored(f, storage):
+    """Unshifted populations rounded as the storage rounds them."""
+    shift = lattice.W[:, None, None, None]
+    return decoded_populations(stored_populations(f - shift, storage)) + shift
+
+
+@pytest.mark.parametrize("collision", ["bgk", "entropic"])
+@pytest.mark.parametrize("nx", [9, 40])
+def test_fp16s_step_matches_the_oracle_to_its_rounding(cpu, collision, nx):
+    """16-bit storage (resolution.storage: fp16s): one step of the kernel from a random state
+    equals the NumPy step of the same stored (rounded) state to the storage's round-off, half a
+    unit in the last place of binary16 (2^-11 of each shifted population), over rows of 9 (the
+    plain loop) and 40 cells (chunks converted 16 at a time, the wrapped ones cell by cell), and
+    conserves the mass of that state to the same round-off."""
+    shape = (3, 4, nx)
+    f = _as_stored(_random_state(shape, seed=nx), "fp16s")
+    shift = lattice.W[:, None, None, None]
+    if collision == "bgk":
+        ref = step_periodic(f, 0.62, 0.17)
+    else:
+        ref = step_periodic_entropic(f, 0.5001, 0.17)
+    got = run_periodic_step(
+        cpu, f, 0.62 if collision == "bgk" else 0.5001, 0.17, collision, storage="fp16s"
+    )
+    bound = 2.0**-11 * np.abs(ref - shift) + 2e-6 * shift
+    assert np.all(np.abs(got - ref) <= bound)
+    assert np.max(np.abs(got - ref) / shift) > 1e-6  # it did round: the storage is 16-bit
+    assert got.sum() == pytest.approx(f.sum(), abs=float(np.sum(bound)))
 
 
 @pytest.mark.parametrize("nx", [17, 18, 40, 44])

@@ -133,12 +133,15 @@ def test_divergence_stops_with_step_and_cause(tmp_path, capsys):
     assert not (out / "summary.json").exists() and not (out / "fields.vti").exists()
 
 
-def test_resume_continues_bit_identically(tmp_path):
+@pytest.mark.parametrize("storage", ["fp32", "fp16s"])
+def test_resume_continues_bit_identically(tmp_path, storage):
     """Stop at step 200 with a checkpoint, inside the averaging window (steps 100-400), resume to
     400: forces, fields and the drag breakdown (the per-slot forces summed over the window) equal
-    a straight run to 400 bit for bit (same backend)."""
+    a straight run to 400 bit for bit (same backend), with either population storage (the inlet
+    cells' density state is checkpointed beside the populations)."""
     common = [
         BOX,
+        f"resolution.storage={storage}",
         "resolution.cells_per_length=8",
         "resolution.min_gap_cells=0",
         "run.check_every=50",
@@ -179,6 +182,28 @@ def test_resume_refuses_another_case(tmp_path, capsys):
     assert run(common) == 0
     assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
     assert "different case" in capsys.readouterr().err
+
+
+def test_resume_refuses_another_storage(tmp_path, capsys):
+    """A checkpoint of float32 populations is not resumed with 16-bit storage: one line naming
+    resolution.storage and what to do, exit 2."""
+    common = [
+        BOX,
+        "resolution.cells_per_length=8",
+        "resolution.min_gap_cells=0",
+        "run.max_steps=100",
+        "run.checkpoint_every=100",
+        "output.images=false",
+        "--backend",
+        "cpu",
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    assert run(common) == 0
+    assert run([*common, "resolution.storage=fp16s", "--resume"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "resolution.storage=fp32" in err and "fp16s" in err
 
 
 def test_damaged_checkpoint_is_one_line(tmp_path, capsys):

@@ -4,6 +4,9 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__F16C__) || defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #define __device__
 #define __forceinline__ inline __attribute__((always_inline))
@@ -27,3 +30,22 @@ inline int __float_as_int(const float value) {
     memcpy(&bits, &value, sizeof bits);
     return bits;
 }
+
+// binary16 conversions of the 16-bit population storage (lbm_lattice.cuh), rounding to nearest
+// even: F16C's instructions where the target has them, else the compiler's _Float16.
+#if defined(__F16C__)
+inline float lbm_half_bits_to_float(const unsigned short h) { return _cvtsh_ss(h); }
+inline unsigned short lbm_float_to_half_bits(const float v) { return _cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT); }
+#else
+inline float lbm_half_bits_to_float(const unsigned short h) {
+    _Float16 v;
+    memcpy(&v, &h, sizeof v);
+    return (float)v;
+}
+inline unsigned short lbm_float_to_half_bits(const float v) {
+    const _Float16 h = (_Float16)v;
+    unsigned short bits;
+    memcpy(&bits, &h, sizeof bits);
+    return bits;
+}
+#endif

@@ -44,7 +44,7 @@ constexpr int kAhead = 64;
 #define LBM_PREFETCH_LOCALITY 0
 #endif
 
-__forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const LbmParams& p,
+__forceinline__ void prefetch_bulk(const lbm_pop* f_src, const lbm_pop* f_dst, const LbmParams& p,
                                    const long long row, const int x0, const int ym, const int y,
                                    const int yp, const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
@@ -65,47 +65,109 @@ __forceinline__ void prefetch_bulk(const float* f_src, const float* f_dst, const
 #define LBM_CHUNK_ATTR
 #endif
 
+// kChunk populations from storage into floats, and back (lbm_lattice.cuh's storage): a copy for
+// float32; for 16-bit storage F16C's conversion of 8 (AVX2) or 16 (AVX-512) at once, which g++ 12
+// does not make of a loop of scalar conversions (it leaves such a loop, and the collision with
+// it, unvectorized).
+__forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restrict__ src) {
+#if LBM_STORAGE == LBM_STORAGE_FP32
+    memcpy(out, src, kChunk * sizeof(float));
+#elif defined(__AVX512F__)
+    _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)src)),
+                                        _mm512_set1_ps(1.0f / LBM_FP16S_SCALE)));
+#elif defined(__F16C__)
+    for (int i = 0; i < kChunk; i += 8)
+        _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(src + i))),
+                                                _mm256_set1_ps(1.0f / LBM_FP16S_SCALE)));
+#else
+    for (int i = 0; i < kChunk; ++i) out[i] = lbm_pop_load(src[i]);
+#endif
+}
+
+__forceinline__ void store_block(lbm_pop* __restrict__ dst, const float* __restrict__ in) {
+#if LBM_STORAGE == LBM_STORAGE_FP32
+    memcpy(dst, in, kChunk * sizeof(float));
+#elif defined(__AVX512F__)
+    _mm256_storeu_si256((__m256i*)dst,
+                        _mm512_cvtps_ph(_mm512_mul_ps(_mm512_loadu_ps(in), _mm512_set1_ps(LBM_FP16S_SCALE)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#elif defined(__F16C__)
+    for (int i = 0; i < kChunk; i += 8)
+        _mm_storeu_si128((__m128i*)(dst + i),
+                         _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + i), _mm256_set1_ps(LBM_FP16S_SCALE)),
+                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+    for (int i = 0; i < kChunk; ++i) dst[i] = lbm_pop_store(in[i]);
+#endif
+}
+
+// Collision of lane i of a chunk's block of populations, in place.
 template <int kCollision, bool kForce>
-LBM_CHUNK_ATTR void bulk_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
+__forceinline__ void collide_block_lane(float (&block)[19][kChunk], const LbmParams& p, const int x0, const int i) {
+    float f[19];
+#define LBM_FROM_BLOCK(q, cx, cy, cz, w) f[q] = block[q][i];
+    D3Q19_LINKS(LBM_FROM_BLOCK)
+#undef LBM_FROM_BLOCK
+    lbm_collide<kCollision>(f, p, p.tau_x[x0 + i], kForce, nullptr);
+#define LBM_TO_BLOCK(q, cx, cy, cz, w) block[q][i] = f[q];
+    D3Q19_LINKS(LBM_TO_BLOCK)
+#undef LBM_TO_BLOCK
+}
+
+// A chunk's block (its 19 links' sources, as floats) collided as one vector loop and stored.
+template <int kCollision, bool kForce>
+__forceinline__ void collide_and_store_block(float (&block)[19][kChunk], lbm_pop* __restrict__ f_dst,
+                                             const LbmParams& p, const long long row, const int x0) {
+    const long long S = p.plane_stride;
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) collide_block_lane<kCollision, kForce>(block, p, x0, i);
+#define LBM_STORE_BLOCK(q, cx, cy, cz, w) store_block(f_dst + q * S + row + x0, block[q]);
+    D3Q19_LINKS(LBM_STORE_BLOCK)
+#undef LBM_STORE_BLOCK
+}
+
+// With float32 storage the chunk's vector loop pulls and stores each lane's populations itself;
+// with 16-bit storage it converts whole blocks first and after (load_block, store_block).
+template <int kCollision, bool kForce>
+LBM_CHUNK_ATTR void bulk_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
                 const long long row, const int x0, const int ym, const int y, const int yp,
                 const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
+#if LBM_STORAGE == LBM_STORAGE_FP32
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) {
         const int x = x0 + i;
         lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
     }
+#else
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    alignas(64) float block[19][kChunk];
+#define LBM_LOAD_CHUNK(q, cx, cy, cz, w) load_block(block[q], f_src + q * S + LBM_BULK_ROW(cy, cz) + x0 - (cx));
+    D3Q19_LINKS(LBM_LOAD_CHUNK)
+#undef LBM_LOAD_CHUNK
+    collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0);
+#endif
 }
 
-// The kChunk values src_row[x0 - cx + i] of one link's source row, the source x wrapped across
-// the row's ends (at most one lane wraps: x0 = 0 or x0 + kChunk = nx).
-__forceinline__ void pull_wrapped_link(float* __restrict__ out, const float* __restrict__ src_row,
+// The kChunk values src_row[x0 - cx + i] of one link's source row as floats, the source x
+// wrapped across the row's ends (at most one lane wraps: x0 = 0 or x0 + kChunk = nx; nx >= kChunk).
+// The contiguous kChunk - 1 come from the row's first or last kChunk by one block conversion.
+__forceinline__ void pull_wrapped_link(float* __restrict__ out, const lbm_pop* __restrict__ src_row,
                                        const int x0, const int cx, const int nx) {
     const int first = x0 - cx;  // source x of lane 0
     if (first < 0) {
-        out[0] = src_row[nx - 1];
-        memcpy(out + 1, src_row, (kChunk - 1) * sizeof(float));
+        alignas(64) float row_start[kChunk];
+        load_block(row_start, src_row);
+        out[0] = lbm_pop_load(src_row[nx - 1]);
+        memcpy(out + 1, row_start, (kChunk - 1) * sizeof(float));
     } else if (first + kChunk > nx) {
-        memcpy(out, src_row + first, (kChunk - 1) * sizeof(float));
-        out[kChunk - 1] = src_row[0];
+        alignas(64) float row_end[kChunk];
+        load_block(row_end, src_row + nx - kChunk);
+        memcpy(out, row_end + 1, (kChunk - 1) * sizeof(float));
+        out[kChunk - 1] = lbm_pop_load(src_row[0]);
     } else {
-        memcpy(out, src_row + first, kChunk * sizeof(float));
+        load_block(out, src_row + first);
     }
-}
-
-// Collision and store of lane i of a pulled chunk.
-template <int kCollision, bool kForce>
-__forceinline__ void collide_pulled_lane(const float (&pulled)[19][kChunk], float* __restrict__ f_dst,
-                                         const LbmParams& p, const long long row, const int x0, const int i) {
-    const long long S = p.plane_stride;
-    float f[19];
-#define LBM_FROM_PULLED(q, cx, cy, cz, w) f[q] = pulled[q][i];
-    D3Q19_LINKS(LBM_FROM_PULLED)
-#undef LBM_FROM_PULLED
-    lbm_collide<kCollision>(f, p, p.tau_x[x0 + i], kForce, nullptr);
-#define LBM_STORE_PULLED(q, cx, cy, cz, w) f_dst[q * S + row + x0 + i] = f[q];
-    D3Q19_LINKS(LBM_STORE_PULLED)
-#undef LBM_STORE_PULLED
 }
 
 // The chunk at an end of a periodic row (x0 = 0 or x0 + kChunk = nx), whose links from x - 1 or
@@ -116,23 +178,22 @@ __forceinline__ void collide_pulled_lane(const float (&pulled)[19][kChunk], floa
 // ends (on a row of 128: x = 64 and the next row's x = 48) were never prefetched, and the periodic box at 128^3 ran BGK 0.88-0.92 and the LES operator
 // 0.93-0.96 times as fast (docs/performance.md, "The wrapped chunks prefetch too").
 template <int kCollision, bool kForce>
-void wrapped_chunk(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
+void wrapped_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
                    const long long row, const int x0, const int ym, const int y, const int yp,
                    const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
-    alignas(64) float pulled[19][kChunk];
+    alignas(64) float block[19][kChunk];
 #define LBM_PULL_WRAPPED(q, cx, cy, cz, w) \
-    pull_wrapped_link(pulled[q], f_src + q * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
+    pull_wrapped_link(block[q], f_src + q * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
     D3Q19_LINKS(LBM_PULL_WRAPPED)
 #undef LBM_PULL_WRAPPED
-#pragma omp simd
-    for (int i = 0; i < kChunk; ++i) collide_pulled_lane<kCollision, kForce>(pulled, f_dst, p, row, x0, i);
+    collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0);
 }
 
 // The bulk cells x0 <= x < x1 of one row; a run that starts at x = 0 or ends at x = nx wraps.
 template <int kCollision, bool kForce>
-void bulk_run(const float* __restrict__ f_src, float* __restrict__ f_dst, const LbmParams& p,
+void bulk_run(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
               const long long row, const int x0, const int x1, const int ym, const int y,
               const int yp, const int zm, const int z, const int zp) {
     const int nx = p.nx;
@@ -176,7 +237,7 @@ struct BoundaryBatch {
 };
 
 template <int kCollision>
-void pull_into_batch(BoundaryBatch& b, const float* __restrict__ f_src, const LbmParams& p,
+void pull_into_batch(BoundaryBatch& b, const lbm_pop* __restrict__ f_src, const LbmParams& p,
                      const long long n, const int x, const int y, const int z) {
     const int j = b.count++;
     const long long k = p.boundary_index[n];
@@ -215,14 +276,14 @@ __forceinline__ void collide_batch_entry(BoundaryBatch& b, const LbmParams& p, c
 }
 
 template <int kCollision, bool kForce>
-void collide_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p) {
+void collide_batch(BoundaryBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams& p) {
     const int m = b.count;
 #pragma omp simd
     for (int j = 0; j < m; ++j) collide_batch_entry<kCollision, kForce>(b, p, j);
     const long long S = p.plane_stride;
     for (int j = 0; j < m; ++j) {
         const long long n = b.n[j];
-#define LBM_STORE_BATCH(q, cx, cy, cz, w) f_dst[q * S + n] = b.f[q][j];
+#define LBM_STORE_BATCH(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(b.f[q][j]);
         D3Q19_LINKS(LBM_STORE_BATCH)
 #undef LBM_STORE_BATCH
         if (b.slot[j] >= 0) {
@@ -236,7 +297,7 @@ void collide_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams&
 }
 
 template <int kCollision>
-void flush_batch(BoundaryBatch& b, float* __restrict__ f_dst, const LbmParams& p) {
+void flush_batch(BoundaryBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams& p) {
     if (p.has_force)
         collide_batch<kCollision, true>(b, f_dst, p);
     else
@@ -259,7 +320,7 @@ struct FlushDenormals {
 
 // One time step on the whole grid with one collision operator.
 template <int kCollision>
-void step(const float* f_src, float* f_dst, const LbmParams& p) {
+void step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const unsigned char* flags = p.flags;
     const long long n_rows = (long long)ny * nz;
@@ -306,13 +367,13 @@ void step(const float* f_src, float* f_dst, const LbmParams& p) {
 }
 
 template <int kCollision>
-void init(float* f, const float* moments, const long long n_cells, const long long plane_stride) {
+void init(lbm_pop* f, const float* moments, const long long n_cells, const long long plane_stride) {
 #pragma omp parallel for schedule(static)
     for (long long n = 0; n < n_cells; ++n) lbm_init_cell<kCollision>(f, moments, n_cells, plane_stride, n);
 }
 
 template <int kCollision>
-void fields(const float* f, float* moments, const long long n_cells, const long long plane_stride) {
+void fields(const lbm_pop* f, float* moments, const long long n_cells, const long long plane_stride) {
 #pragma omp parallel for schedule(static)
     for (long long n = 0; n < n_cells; ++n) lbm_moments_cell<kCollision>(f, moments, n_cells, plane_stride, n);
 }
@@ -322,14 +383,14 @@ void fields(const float* f, float* moments, const long long n_cells, const long 
 extern "C" {
 
 // One time step on the whole grid; params as described in ../lbm_lattice.cuh.
-void lbm_step(const float* f_src, float* f_dst, const LbmParams* params) {
+void lbm_step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams* params) {
     if (params->collision == LBM_COLLISION_ENTROPIC)
         step<LBM_COLLISION_ENTROPIC>(f_src, f_dst, *params);
     else
         step<LBM_COLLISION_BGK>(f_src, f_dst, *params);
 }
 
-void lbm_init(float* f, const float* moments, const long long n_cells,
+void lbm_init(lbm_pop* f, const float* moments, const long long n_cells,
               const long long plane_stride, const int collision) {
     if (collision == LBM_COLLISION_ENTROPIC)
         init<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride);
@@ -337,7 +398,7 @@ void lbm_init(float* f, const float* moments, const long long n_cells,
         init<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride);
 }
 
-void lbm_fields(const float* f, float* moments, const long long n_cells,
+void lbm_fields(const lbm_pop* f, float* moments, const long long n_cells,
                 const long long plane_stride, const int collision) {
     if (collision == LBM_COLLISION_ENTROPIC)
         fields<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride);
@@ -347,8 +408,8 @@ void lbm_fields(const float* f, float* moments, const long long n_cells,
 
 // The coupling of two refinement levels (../lbm_refinement.cuh): n_entries explosions or
 // coalescences.
-void lbm_explode(const float* c_now, const float* c_next, const float a, const long long c_stride,
-                 float* fine, const long long f_stride, const long long* cells, const float* weights,
+void lbm_explode(const lbm_pop* c_now, const lbm_pop* c_next, const float a, const long long c_stride,
+                 lbm_pop* fine, const long long f_stride, const long long* cells, const float* weights,
                  const long long n_entries, const float tau0_c, const float tau0_f,
                  const float cs2_smag, const int collision) {
 #pragma omp parallel for schedule(static)
@@ -360,7 +421,7 @@ void lbm_explode(const float* c_now, const float* c_next, const float a, const l
     }
 }
 
-void lbm_coalesce(const float* fine, const long long f_stride, float* coarse, const long long c_stride,
+void lbm_coalesce(const lbm_pop* fine, const long long f_stride, lbm_pop* coarse, const long long c_stride,
                   const long long* cells, const long long n_entries, const float tau0_f,
                   const float tau0_c, const float cs2_smag, const int collision) {
 #pragma omp parallel for schedule(static)
@@ -373,7 +434,7 @@ void lbm_coalesce(const float* fine, const long long f_stride, float* coarse, co
 }
 
 // The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.
-void lbm_wall_pool(float* f, const LbmParams* params) {
+void lbm_wall_pool(lbm_pop* f, const LbmParams* params) {
     const LbmParams& p = *params;
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < p.n_pool_slots; ++k) lbm_pool_residual(p, k);

@@ -9,6 +9,27 @@ import numpy as np
 
 from solver.kernel_params import KernelParams
 
+#: resolution.storage -> (dtype of the population planes, LBM_STORAGE the kernels are compiled
+#: with; cuda/lbm_lattice.cuh). fp16s planes hold binary16 bits, which numpy's float16 reads as
+#: the population times 2^15.
+POPULATION_STORAGES: dict[str, tuple[np.dtype, int]] = {
+    "fp32": (np.dtype(np.float32), 0),
+    "fp16s": (np.dtype(np.float16), 1),
+}
+
+
+def population_dtype(storage: str) -> np.dtype:
+    """The dtype of the population planes of a storage (resolution.storage)."""
+    return POPULATION_STORAGES[storage][0]
+
+
+def storage_code(populations: Any) -> int:
+    """The LBM_STORAGE of a population array, from its dtype (float32 or float16)."""
+    for dtype, code in POPULATION_STORAGES.values():
+        if populations.dtype == dtype:
+            return code
+    raise TypeError(f"population arrays are float32 or float16, not {populations.dtype}")
+
 
 class Backend(ABC):
     """A device and the kernels compiled for it."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.backends.base import Backend
+from solver.backends.base import Backend, storage_code
 from solver.backends.host_build import build_host_library
 from solver.kernel_params import FIELDS, KernelParams
 
@@ -38,7 +38,14 @@ class CpuBackend(Backend):
     force_dtype = np.dtype(np.float64)
 
     def __init__(self) -> None:
-        lib = ctypes.CDLL(str(build_host_library()))
+        self._libs: dict[int, ctypes.CDLL] = {}
+        self._lib = self._kernels(0)  # float32 storage; also the voxelizer and the layout
+
+    def _kernels(self, storage_code: int) -> ctypes.CDLL:
+        """The host library compiled for a population storage (LBM_STORAGE), built on first use."""
+        if storage_code in self._libs:
+            return self._libs[storage_code]
+        lib = ctypes.CDLL(str(build_host_library(storage_code)))
         lib.lbm_step.argtypes = [_P, _P, _P]
         lib.lbm_wall_pool.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
@@ -59,7 +66,12 @@ class CpuBackend(Backend):
             *(getattr(lib, n) for n in _VOXELIZE_ARGS),
         ):
             fn.restype = None
-        self._lib = lib
+        self._libs[storage_code] = lib
+        return lib
+
+    def _for(self, populations: np.ndarray) -> ctypes.CDLL:
+        """The library for the storage of these population planes (their dtype)."""
+        return self._kernels(storage_code(populations))
 
     def zeros(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """Zeros starting on a cache line (64 B): the bulk loop's vector loads and stores of
@@ -82,14 +94,15 @@ class CpuBackend(Backend):
     def init_equilibrium(
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int
     ) -> None:
-        self._lib.lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
+        self._for(f).lbm_init(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
 
     def step(
         self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray
     ) -> None:
-        self._lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
+        lib = self._for(f_src)
+        lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         if params["n_pool_slots"]:  # the surface rule's pooling (cuda/lbm_wall_pool.cuh)
-            self._lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))
+            lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))
         force[:] = params["cell_force"].sum(axis=0, dtype=np.float64)
 
     def explode(
@@ -110,7 +123,7 @@ class CpuBackend(Backend):
         n = len(cells)
         cells = np.ascontiguousarray(cells, np.int64)
         weights = np.ascontiguousarray(weights, np.float32)
-        self._lib.lbm_explode(
+        self._for(fine).lbm_explode(
             _ptr(c_now),
             _ptr(c_next),
             a,
@@ -131,7 +144,7 @@ class CpuBackend(Backend):
     ) -> None:
         n = len(cells)
         cells = np.ascontiguousarray(cells, np.int64)
-        self._lib.lbm_coalesce(
+        self._for(fine).lbm_coalesce(
             _ptr(fine),
             f_stride,
             _ptr(coarse),
@@ -159,7 +172,7 @@ class CpuBackend(Backend):
     def fields(
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int
     ) -> None:
-        self._lib.lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
+        self._for(f).lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
 
     def describe(self) -> str:
         threads = os.environ.get("OMP_NUM_THREADS") or str(len(os.sched_getaffinity(0)))

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from solver.backends.base import Backend
+from solver.backends.base import Backend, storage_code
 from solver.errors import BackendUnavailableError
 from solver.kernel_params import FIELDS, KernelParams
 from solver.lattice import CUDA_DIR
@@ -72,20 +72,25 @@ class CudaBackend(Backend):
         import cupy
 
         self._cp = cupy
-        self._module = cupy.RawModule(
-            code=inline_includes(CUDA_DIR / "lbm.cu"), options=("--std=c++14",)
-        )
+        self._modules: dict[int, Any] = {}
+        self._module = self._kernels(0)  # float32 storage; also the layout
         # No fused multiply-adds in the voxelizer: its edge functions must negate exactly.
         self._voxelizer = cupy.RawModule(
             code=inline_includes(CUDA_DIR / "voxelize.cu"), options=("--std=c++14", "--fmad=false")
         )
-        self._step = self._module.get_function("lbm_step")
-        self._init = self._module.get_function("lbm_init")
-        self._fields = self._module.get_function("lbm_fields")
-        self._explode = self._module.get_function("lbm_explode")
-        self._coalesce = self._module.get_function("lbm_coalesce")
-        self._pool_residual = self._module.get_function("lbm_pool_residual_slots")
-        self._pool_apply = self._module.get_function("lbm_pool_apply_slots")
+
+    def _kernels(self, storage_code: int) -> Any:
+        """The module compiled for a population storage (LBM_STORAGE), built on first use."""
+        if storage_code not in self._modules:
+            self._modules[storage_code] = self._cp.RawModule(
+                code=inline_includes(CUDA_DIR / "lbm.cu"),
+                options=("--std=c++14", f"-DLBM_STORAGE={storage_code}"),
+            )
+        return self._modules[storage_code]
+
+    def _function(self, name: str, populations: Any) -> Any:
+        """Kernel `name` of the module for the storage of these population planes."""
+        return self._kernels(storage_code(populations)).get_function(name)
 
     @staticmethod
     def _blocks(n: int) -> tuple[int]:
@@ -106,7 +111,7 @@ class CudaBackend(Backend):
     def init_equilibrium(
         self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int
     ) -> None:
-        self._init(
+        self._function("lbm_init", f)(
             self._blocks(n_cells),
             (THREADS_PER_BLOCK,),
             (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)),
@@ -115,11 +120,13 @@ class CudaBackend(Backend):
     def step(self, f_src: Any, f_dst: Any, params: KernelParams, force: Any) -> None:
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
-        self._step(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
+        self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
         n_pool = int(params["n_pool_slots"])
         if n_pool:  # the surface rule's pooling: every residual before any exchange changes
-            self._pool_residual(self._blocks(n_pool), (THREADS_PER_BLOCK,), (params.record,))
-            self._pool_apply(self._blocks(n_pool), (THREADS_PER_BLOCK,), (f_dst, params.record))
+            residual = self._function("lbm_pool_residual_slots", f_dst)
+            residual(self._blocks(n_pool), (THREADS_PER_BLOCK,), (params.record,))
+            apply = self._function("lbm_pool_apply_slots", f_dst)
+            apply(self._blocks(n_pool), (THREADS_PER_BLOCK,), (f_dst, params.record))
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
 
     def explode(
@@ -139,7 +146,7 @@ class CudaBackend(Backend):
     ) -> None:
         n = len(cells)
         if n:
-            self._explode(
+            self._function("lbm_explode", fine)(
                 self._blocks(n),
                 (THREADS_PER_BLOCK,),
                 (
@@ -164,7 +171,7 @@ class CudaBackend(Backend):
     ) -> None:
         n = len(cells)
         if n:
-            self._coalesce(
+            self._function("lbm_coalesce", fine)(
                 self._blocks(n),
                 (THREADS_PER_BLOCK,),
                 (
@@ -195,7 +202,7 @@ class CudaBackend(Backend):
             self._voxelizer.get_function(kernel)(self._blocks(n_items), (THREADS_PER_BLOCK,), args)
 
     def fields(self, f: Any, moments: Any, n_cells: int, plane_stride: int, collision: int) -> None:
-        self._fields(
+        self._function("lbm_fields", f)(
             self._blocks(n_cells),
             (THREADS_PER_BLOCK,),
             (f, moments, np.int64(n_cells), np.int64(plane_stride), np.int32(collision)),

@@ -115,9 +115,11 @@ def _sources() -> list[Path]:
     return sorted(CUDA_DIR.glob("*.cuh")) + sorted((CUDA_DIR / "host").glob("*.h")) + HOST_SOURCES
 
 
-def build_host_library() -> Path:
-    """Return the path of the compiled host library, compiling it if the cache lacks it."""
-    cxx, flags = _compiler(), cxx_flags()
+def build_host_library(storage_code: int = 0) -> Path:
+    """Return the path of the compiled host library for a population storage (LBM_STORAGE of
+    cuda/lbm_lattice.cuh: 0 float32, 1 binary16), compiling it if the cache lacks it."""
+    cxx = _compiler()
+    flags = cxx_flags() + ((f"-DLBM_STORAGE={storage_code}",) if storage_code else ())
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
     digest = hashlib.sha256()
     for part in [
