@@ -7,14 +7,18 @@ and a viscosity so small (Re_h 2e10 with the defaults) that the modelled wall st
 about 2e-4 U^2, slows the gap by under 1e-3 U over the run: the flow the first cells of a nose
 or a roof see at a car's Reynolds number, without the curvature or the pressure gradient.
 
-    python benchmarks/staircase_slip.py --turn A:B --across [--steps 2000] [key=value ...]
+    python benchmarks/staircase_slip.py --turn A:B --across [--steps 2000] [--pool-balance]
+                                        [key=value ...]
 
 An aligned wall (0:1) is the reference: its first cells slow by the law of the wall alone. Turned,
 a rule about the true surface should give the same layers, along the steps and across them.
 Prints by cells from the nearer wall (along the mesh's normal) the mean velocity along the flow,
 across it along the wall and along the normal (over U), the spread of the speed from cell to cell,
-and the total pressure Cp_t = (p - p_0) / (rho U^2 / 2) + |u|^2 / U^2 (1 at the start); ends with
-one JSON line. Seconds on 2 cores.
+and the total pressure Cp_t = (p - p_0) / (rho U^2 / 2) + |u|^2 / U^2 (1 at the start); with
+--pool-balance (walls.pool_cells > 0) also, by half cells from the wall, the wall cells' mean
+speed along the flow and the momentum along it that their links and the pool give them a step,
+over the last quarter of the steps (benchmarks/pool_balance.py); ends with one JSON line. Seconds
+on 2 cores.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from pool_balance import pool_balance  # noqa: E402
 
 from shapes.turned_slabs import (  # noqa: E402
     CELLS_PER_H,
@@ -46,6 +53,7 @@ from solver.simulation import FORCE_FRICTION, FORCE_TOTAL, Simulation  # noqa: E
 
 LENGTH_CELLS = 4  # along x: the flow is uniform along the slabs' x
 LAYERS = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 6), (6, 10), (14, 18))  # cells from the nearer wall
+WALL_BANDS = ((0.0, 0.5), (0.5, 1.0), (1.0, 1.5), (1.5, 2.0))  # the wall cells' distances [cells]
 
 
 def uniform_start(sim: Simulation, direction: np.ndarray) -> None:
@@ -96,11 +104,48 @@ def layers(sim: Simulation, a: int, b: int, axes: np.ndarray) -> list[dict]:
     return rows
 
 
+def wall_bands(sim: Simulation, a: int, b: int, flow: np.ndarray, steps: int) -> list[dict]:
+    """Advance steps steps, summing the slots' forces; per band of the wall cells' distance from
+    the nearer wall: how many, their mean speed along the flow / U, and the momentum along it their
+    links and the pool gave them per step (1e-4 U, per unit density)."""
+    balance = pool_balance(sim, steps, accumulate_slot_forces=True)
+    cell = sim.backend.to_host(sim.params.values["slot_cell"])
+    linked = sim.backend.to_host(sim.params.values["slot_wall"])[:, 4] > 0
+    z, y, _ = np.unravel_index(cell, sim.grid.shape_zyx)
+    _, dist = wall_distance_cells(a, b)
+    distance = dist[z, y]
+    u_ref = sim.units.u_lattice
+    rows = []
+    for lo, hi in WALL_BANDS:
+        band = linked & (distance >= lo) & (distance < hi)
+        rows.append(
+            {
+                "cells": f"{lo}-{hi}",
+                "n": int(band.sum()),
+                "along": float((balance.velocity[band] @ flow).mean() / u_ref)
+                if band.any()
+                else 0.0,
+                "links_1e4": float((balance.links[band, :3] @ flow).mean() / u_ref * 1e4)
+                if band.any()
+                else 0.0,
+                "pool_1e4": float((balance.pool[band, :3] @ flow).mean() / u_ref * 1e4)
+                if band.any()
+                else 0.0,
+            }
+        )
+    return rows
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--turn", default="1:2", help="A:B, the walls' normal (0, A, B)")
     p.add_argument("--across", action="store_true", help="the flow across the steps (else along x)")
     p.add_argument("--steps", type=int, default=2000)
+    p.add_argument(
+        "--pool-balance",
+        action="store_true",
+        help="the wall cells' momentum from their links and from the pool (walls.pool_cells > 0)",
+    )
     args, overrides = p.parse_known_args()
     configure_logging()
     a_text, _, b_text = args.turn.partition(":")
@@ -124,7 +169,13 @@ def main() -> int:
     t0 = time.perf_counter()
     window = args.steps // 4
     sim.advance(args.steps - window)
-    sim.advance(window, accumulate_slot_forces=True)
+    if args.pool_balance:
+        if not sim.params.values["n_pool_slots"]:
+            print("staircase_slip: --pool-balance needs walls.pool_cells > 0", file=sys.stderr)
+            return 2
+        bands = wall_bands(sim, a, b, flow, window)
+    else:
+        sim.advance(window, accumulate_slot_forces=True)
     wall_s = time.perf_counter() - t0
     if not np.all(np.isfinite(sim.fields().velocity)):
         print(f"staircase_slip: the run diverged by step {args.steps} (NaN velocities)")
@@ -150,6 +201,17 @@ def main() -> int:
             f"{r['normal']:+6.3f}  {r['speed_spread']:6.3f}  {r['cp_t']:5.2f}  "
             f"({r['cp_t_least']:5.2f})"
         )
+    if args.pool_balance:
+        print(
+            "wall cells by distance from the wall: speed along the flow, and the momentum along it"
+        )
+        print("that their links and the pool give them a step (1e-4 U)")
+        print(" cells      n   along    links     pool")
+        for r in bands:
+            print(
+                f"{r['cells']:>8s} {r['n']:5d}  {r['along']:6.3f}  {r['links_1e4']:+7.2f}  "
+                f"{r['pool_1e4']:+7.2f}"
+            )
     report = {
         "benchmark": "staircase_slip",
         "turn": [a, b],
@@ -160,6 +222,7 @@ def main() -> int:
         "exchange_along_flow": exchange,
         "modelled_along_flow": modelled,
         "layers": rows,
+        "wall_bands": bands if args.pool_balance else None,
         "wall_seconds": wall_s,
     }
     print(json.dumps(report))
