@@ -465,6 +465,23 @@ def test_a_grid_larger_than_memory_is_refused_before_allocating(tmp_path, capsys
     assert run([BOX, *SMALL, "--backend", "cpu", "--out", str(tmp_path / "fits")]) == 0
 
 
+def test_16_bit_storage_halves_the_populations_in_the_memory_estimate(monkeypatch):
+    """resolution.storage=fp16s counts 76 B of populations per cell instead of 152: 10 M cells
+    with 3.6 GB free fit on the CPU at 244 B per cell but not at 320, and with 1.2 GB of GPU
+    memory at 97 B per cell on the device but not at 173."""
+    import solver.memory
+    from solver.errors import ConfigError
+
+    monkeypatch.setattr(solver.memory, "available_host_bytes", lambda: 0.8e9 + 10e6 * 280)
+    solver.memory.check_memory(10_000_000, 64, None, "fp16s")
+    with pytest.raises(ConfigError, match="320 B per cell"):
+        solver.memory.check_memory(10_000_000, 64, None, "fp32")
+    monkeypatch.setattr(solver.memory, "available_host_bytes", lambda: 1e12)
+    solver.memory.check_memory(10_000_000, 64, 1.2e9, "fp16s")
+    with pytest.raises(ConfigError, match=r"GPU memory \(173 B per cell\)"):
+        solver.memory.check_memory(10_000_000, 64, 1.2e9, "fp32")
+
+
 @pytest.mark.parametrize("where", ["override", "file"])
 def test_unknown_key_suggests_the_nearest(tmp_path, capsys, where):
     if where == "override":
