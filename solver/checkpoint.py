@@ -35,12 +35,15 @@ class Checkpoint:
 
 def case_hash(case: CaseConfig) -> str:
     """Hash of everything that shapes the physics: the case less its name, step limit and
-    output settings, which a resumed run may change."""
+    output settings, which a resumed run may change, and less resolution.storage, which a
+    checkpoint records and load_checkpoint checks on its own (so the checkpoints written before
+    the key existed, all float32, still resume)."""
     physics = OmegaConf.to_container(OmegaConf.structured(case))
     assert isinstance(physics, dict)
     for key in ("name", "output"):
         physics.pop(key)
     physics["run"].pop("max_steps")
+    physics["resolution"].pop("storage")
     return hashlib.sha256(json.dumps(physics, sort_keys=True).encode()).hexdigest()[:16]
 
 

@@ -209,6 +209,17 @@ def test_resume_refuses_another_storage(tmp_path, capsys):
     assert "resolution.storage=fp32" in err and "fp16s" in err
 
 
+def test_the_case_hash_leaves_the_storage_to_its_own_check():
+    """Checkpoints written before resolution.storage existed (all float32) still resume: the case
+    hash leaves the key out, and the storage is checked on its own (the test above)."""
+    from solver.checkpoint import case_hash
+    from solver.config import load_case
+
+    plain = load_case(BOX, [])
+    assert case_hash(plain) == case_hash(load_case(BOX, ["resolution.storage=fp16s"]))
+    assert case_hash(plain) != case_hash(load_case(BOX, ["resolution.smagorinsky_cs=0.1"]))
+
+
 def test_damaged_checkpoint_is_one_line(tmp_path, capsys):
     out = tmp_path / "r"
     args = [
