@@ -6,7 +6,7 @@ LES operator of the vehicle cases, one thread; and the LES operator in a fluid n
 denormal range, where x86 arithmetic is slow unless the step flushes them (cuda/host/lbm_host.cpp).
 
     OMP_NUM_THREADS=1 python benchmarks/collision_cost.py [--repeats 3] [--seconds 1.5]
-                                                          [--storage fp32|fp16s]
+                                                          [--storage fp32|fp16s|fp16c]
 
 Prints each repeat and the ratio of the best times; ends with one JSON line.
 """
@@ -55,7 +55,7 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--seconds", type=float, default=1.5)
-    p.add_argument("--storage", default="fp32", choices=("fp32", "fp16s"))
+    p.add_argument("--storage", default="fp32", choices=("fp32", "fp16s", "fp16c"))
     args = p.parse_args()
     backend = select_backend("cpu")
     cases = {"bgk": box_case, "entropic_les": les_box_case, "entropic_les_at_rest": at_rest_case}

@@ -25,7 +25,7 @@ python3 -m pytest -q -p no:cacheprovider tests/test_backends.py tests/test_kerne
     | tee "$out/tests.log"
 tests_status=${PIPESTATUS[0]}
 python3 benchmarks/lbm_mlups.py --backend cuda --seconds "$seconds" --sizes 128 256 --sphere 192 \
-    --storage fp32 fp16s 2>&1 \
+    --storage fp32 fp16s fp16c 2>&1 \
     | tee "$out/mlups.log"
 bench_status=${PIPESTATUS[0]}
 echo

@@ -11,12 +11,11 @@ tau = 0.6 on the same grid, for timing only) it prints MLUPs, the
 bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), the copy
 bandwidth (bytes read + written per second) measured on the same device in the same run, and
 the fraction of the roofline bandwidth / 153 B reached (77 B with 16-bit storage: --storage
-fp16s runs every case again with resolution.storage=fp16s, its rows marked so), and the vehicle
-kernel's speed against
-BGK's in the same run (LES / BGK: the LES box against the BGK box of its size, the wall-modelled
-channel against the BGK box of the middle size, the car against BGK on the car's grid). With lbmpy
-installed it also
-times lbmpy's generated kernels (D3Q19 SRT float32, periodic box; for the LES box, SRT with
+fp32 fp16s fp16c runs every case in each resolution.storage, the 16-bit rows marked so), and the
+vehicle kernel's speed against BGK's in the same run (LES / BGK: the LES box against the BGK box
+of its size, the wall-modelled channel against the BGK box of the middle size, the car against
+BGK on the car's grid). With lbmpy installed it also times lbmpy's generated kernels (D3Q19 SRT
+float32, periodic box; for the LES box, SRT with
 lbmpy's Smagorinsky subgrid model), its plain C build and its vectorized build for this CPU's
 widest SIMD (its best), each per full step including its periodic copy, the vectorized one's
 kernel alone beside them, and prints our ratio to the vectorized one per full step. The last
@@ -47,7 +46,7 @@ from solver.simulation import Simulation  # noqa: E402
 
 #: Bytes one cell update moves, by resolution.storage: 19 populations read and 19 written, one
 #: flag byte.
-BYTES_PER_CELL = {"fp32": 19 * 4 * 2 + 1, "fp16s": 19 * 2 * 2 + 1}
+BYTES_PER_CELL = {"fp32": 19 * 4 * 2 + 1, "fp16s": 19 * 2 * 2 + 1, "fp16c": 19 * 2 * 2 + 1}
 PERIODIC = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
 
 

@@ -28,7 +28,7 @@ BOUNCE_BACK = ("interpolated", "halfway")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
-STORAGES = ("fp32", "fp16s")
+STORAGES = ("fp32", "fp16s", "fp16c")
 WALL_MODELS = ("none", "loglaw")
 WALL_BODY_RULES = ("faces", "surface")
 AXES = ("x", "y", "z")
@@ -99,8 +99,9 @@ class ResolutionConfig:
         None  # bgk | entropic; default: entropic with the subgrid model, else bgk
     )
     min_gap_cells: float = 2.0  # narrowest body-wall gap a case may have [cells]; contact excluded
-    # fp32 | fp16s: the populations stored as float32 (152 B per cell for the two buffers) or as
-    # binary16 of the shifted population times 2^15 (76 B; the arithmetic stays float32)
+    # fp32 | fp16s | fp16c: the populations stored as float32 (152 B per cell for the two
+    # buffers), as binary16 of the shifted population times 2^15, or in a 16-bit format with 4
+    # exponent and 11 significand bits (76 B each; the arithmetic stays float32)
     storage: str = "fp32"
 
 

@@ -1,7 +1,7 @@
 """How much memory a case needs, checked before anything grid-sized is allocated.
 
 Per cell the device holds the two population buffers (2 x 19 float32 = 152 B; 76 B with
-`resolution.storage: fp16s`), the moments (16 B),
+`resolution.storage: fp16s` or `fp16c`), the moments (16 B),
 the boundary index (4 B) and the flags (1 B): DEVICE_BYTES_PER_CELL. The host adds the set-up's
 masks and the outputs (fields in physical units, their time average, vorticity, the checkpoint's
 copy of the populations). On the CPU backend both live in one memory; its figure is measured:
@@ -22,7 +22,7 @@ from pathlib import Path
 from solver.errors import ConfigError
 
 #: Bytes per cell of the two population buffers, by resolution.storage.
-POPULATION_BYTES_PER_CELL = {"fp32": 152, "fp16s": 76}
+POPULATION_BYTES_PER_CELL = {"fp32": 152, "fp16s": 76, "fp16c": 76}
 #: Device-resident bytes per cell besides the populations: moments 16, boundary index 4, flags 1.
 DEVICE_OTHER_BYTES_PER_CELL = 21
 #: Peak host bytes per cell of a whole run on the CPU backend with float32 populations (measured

@@ -71,12 +71,46 @@ def couette_case(size_m: tuple[float, float, float] = (0.25, 1.0, 0.0625), **sec
 FP16S_SCALE = 32768.0  # 16-bit storage holds the shifted population times 2^15 (lbm_lattice.cuh)
 
 
+def fp16c_encode(values):
+    """The 16-bit FP16C codes (uint16) of float values, from the format's definition in
+    cuda/lbm_lattice.cuh: the value rounded to float32, then to 12 significant bits (nearest,
+    ties to even) in the binades [2^-14, 2): code ((e + 13) << 11) + round(|v| 2^(12 - e)) with
+    |v| = m 2^e, m in [1/2, 1); below 2^-14, round(|v| 2^25); codes from 0x7FFF up (magnitudes
+    that round to 1.9995 or more, inf and NaN) become 0xFFFF; the sign in bit 15."""
+    import numpy as np
+
+    v = np.asarray(values, np.float32).astype(np.float64)
+    a = np.where(np.isfinite(v), np.abs(v), 4.0)
+    _, e = np.frexp(a)
+    normal = ((e + 13).astype(np.int64) << 11) + np.rint(a * np.exp2(12.0 - e)).astype(np.int64)
+    tiny = np.rint(a * 2.0**25).astype(np.int64)
+    code = np.where(a >= 2.0**-14, normal, tiny)
+    signed = code | np.where(np.signbit(v), 0x8000, 0)
+    return np.where(code >= 0x7FFF, 0xFFFF, signed).astype(np.uint16)
+
+
+def fp16c_decode(codes):
+    """The values (float64) of FP16C codes: 0xFFFF is NaN."""
+    import numpy as np
+
+    h = np.asarray(codes, np.int64)
+    c = h & 0x7FFF
+    value = np.where(
+        c >= 0x0800, (1.0 + (c & 0x7FF) / 2048.0) * np.exp2((c >> 11) - 15.0), c * 2.0**-25
+    )
+    value = np.where(h & 0x8000, -value, value)
+    return np.where(h == 0xFFFF, np.nan, value)
+
+
 def stored_populations(f_shifted, storage: str = "fp32"):
-    """Shifted populations (float64) as a storage holds them: float32, or float16 of 2^15 times."""
+    """Shifted populations (float64) as a storage holds them: float32, float16 of 2^15 times
+    (fp16s) or the FP16C codes."""
     import numpy as np
 
     if storage == "fp16s":
         return (f_shifted * FP16S_SCALE).astype(np.float16)
+    if storage == "fp16c":
+        return fp16c_encode(f_shifted)
     return f_shifted.astype(np.float32)
 
 
@@ -86,6 +120,8 @@ def decoded_populations(stored):
 
     if stored.dtype == np.float16:
         return stored.astype(np.float64) / FP16S_SCALE
+    if stored.dtype == np.uint16:
+        return fp16c_decode(stored)
     return stored.astype(np.float64)
 
 

@@ -76,28 +76,67 @@ def _as_stored(f, storage):
     return decoded_populations(stored_populations(f - shift, storage)) + shift
 
 
+#: Half a unit in the last place of each 16-bit storage, relative, and (fp16c) the absolute one
+#: below its normal range.
+HALF_UNIT = {"fp16s": (2.0**-11, 0.0), "fp16c": (2.0**-12, 2.0**-26)}
+
+
+@pytest.mark.parametrize("storage", ["fp16s", "fp16c"])
 @pytest.mark.parametrize("collision", ["bgk", "entropic"])
 @pytest.mark.parametrize("nx", [9, 40])
-def test_fp16s_step_matches_the_oracle_to_its_rounding(cpu, collision, nx):
-    """16-bit storage (resolution.storage: fp16s): one step of the kernel from a random state
-    equals the NumPy step of the same stored (rounded) state to the storage's round-off, half a
-    unit in the last place of binary16 (2^-11 of each shifted population), over rows of 9 (the
-    plain loop) and 40 cells (chunks converted 16 at a time, the wrapped ones cell by cell), and
-    conserves the mass of that state to the same round-off."""
+def test_16_bit_step_matches_the_oracle_to_its_rounding(cpu, collision, nx, storage):
+    """16-bit storage (resolution.storage: fp16s, fp16c): one step of the kernel from a random
+    state equals the NumPy step of the same stored (rounded) state to the storage's round-off,
+    half a unit in the last place (2^-11 of each shifted population for binary16, 2^-12 for
+    FP16C, which adds 2^-26 below its normal range), over rows of 9 (the plain loop) and 40 cells
+    (chunks converted 16 at a time, the wrapped ones partly cell by cell), and conserves the mass
+    of that state to the same round-off."""
     shape = (3, 4, nx)
-    f = _as_stored(_random_state(shape, seed=nx), "fp16s")
+    f = _as_stored(_random_state(shape, seed=nx), storage)
     shift = lattice.W[:, None, None, None]
     if collision == "bgk":
         ref = step_periodic(f, 0.62, 0.17)
     else:
         ref = step_periodic_entropic(f, 0.5001, 0.17)
     got = run_periodic_step(
-        cpu, f, 0.62 if collision == "bgk" else 0.5001, 0.17, collision, storage="fp16s"
+        cpu, f, 0.62 if collision == "bgk" else 0.5001, 0.17, collision, storage=storage
     )
-    bound = 2.0**-11 * np.abs(ref - shift) + 2e-6 * shift
+    relative, absolute = HALF_UNIT[storage]
+    bound = relative * np.abs(ref - shift) + absolute + 2e-6 * shift
     assert np.all(np.abs(got - ref) <= bound)
     assert np.max(np.abs(got - ref) / shift) > 1e-6  # it did round: the storage is 16-bit
     assert got.sum() == pytest.approx(f.sum(), abs=float(np.sum(bound)))
+
+
+def test_fp16c_kernel_codes_are_the_formats_definition(cpu):
+    """The kernels' FP16C encoding and decoding are the format's NumPy definition
+    (tests/conftest.py), bit for bit: the equilibrium the 16-bit library stores for random
+    moments (flows from 1e-5 to 0.1 of the lattice speed: shifted populations from below the
+    format's normal range, 2^-14, to 0.4, of both signs) is the encoding of the float32 one the
+    float32 library stores, and the moments read back from the codes equal those the float32
+    library reads from their decoded values."""
+    from conftest import fp16c_decode, fp16c_encode
+
+    rng = np.random.default_rng(3)
+    n = 4096
+    scale = 10.0 ** rng.uniform(-5, -1, n)
+    moments = np.concatenate(
+        [1 + scale * rng.standard_normal(n), *(scale * rng.standard_normal((3, n)))]
+    ).astype(np.float32)
+    bgk = lattice.COLLISIONS["bgk"]
+    f32 = np.zeros(19 * lattice.plane_stride(n), np.float32)
+    cpu.init_equilibrium(f32, moments, n, lattice.plane_stride(n), bgk)
+    codes = np.zeros(19 * lattice.plane_stride(n, 2), np.uint16)
+    cpu.init_equilibrium(codes, moments, n, lattice.plane_stride(n, 2), bgk)
+    stored = f32.reshape(19, -1)[:, :n]
+    assert np.min(np.abs(stored[stored != 0])) < 2.0**-14 < np.max(np.abs(stored))
+    assert np.all(codes.reshape(19, -1)[:, :n] == fp16c_encode(stored))
+    decoded = np.zeros_like(f32)
+    decoded.reshape(19, -1)[:, :n] = fp16c_decode(codes.reshape(19, -1)[:, :n])
+    from_codes, from_decoded = np.zeros(4 * n, np.float32), np.zeros(4 * n, np.float32)
+    cpu.fields(codes, from_codes, n, lattice.plane_stride(n, 2), bgk)
+    cpu.fields(decoded, from_decoded, n, lattice.plane_stride(n), bgk)
+    assert np.array_equal(from_codes, from_decoded)
 
 
 @pytest.mark.parametrize("nx", [17, 18, 40, 44])

@@ -112,10 +112,11 @@ def test_invalid_yaml_and_missing_file(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
 
-@pytest.mark.parametrize("storage", ["fp32", "fp16s"])
+@pytest.mark.parametrize("storage", ["fp32", "fp16s", "fp16c"])
 def test_divergence_stops_with_step_and_cause(tmp_path, capsys, storage):
     """BGK at tau 0.51 and Mach 0.29 around a sharp box: blows up; nothing NaN is written. With
-    16-bit storage too: a population past binary16's range is stored as infinite, not clamped."""
+    16-bit storage too: a population past the format's range is stored as infinite (binary16) or
+    NaN (FP16C), not clamped."""
     out = tmp_path / "div"
     args = [
         BOX,
@@ -136,7 +137,7 @@ def test_divergence_stops_with_step_and_cause(tmp_path, capsys, storage):
     assert not (out / "summary.json").exists() and not (out / "fields.vti").exists()
 
 
-@pytest.mark.parametrize("storage", ["fp32", "fp16s"])
+@pytest.mark.parametrize("storage", ["fp32", "fp16s", "fp16c"])
 def test_resume_continues_bit_identically(tmp_path, storage):
     """Stop at step 200 with a checkpoint, inside the averaging window (steps 100-400), resume to
     400: forces, fields and the drag breakdown (the per-slot forces summed over the window) equal

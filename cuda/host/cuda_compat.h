@@ -31,6 +31,18 @@ inline int __float_as_int(const float value) {
     return bits;
 }
 
+inline unsigned int __float_as_uint(const float value) {
+    unsigned int bits;
+    memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
+
+inline float __uint_as_float(const unsigned int bits) {
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
 // binary16 conversions of the 16-bit population storage (lbm_lattice.cuh), rounding to nearest
 // even: F16C's instructions where the target has them, else the compiler's _Float16.
 #if defined(__F16C__)

@@ -66,12 +66,15 @@ __forceinline__ void prefetch_bulk(const lbm_pop* f_src, const lbm_pop* f_dst, c
 #endif
 
 // kChunk populations from storage into floats, and back (lbm_lattice.cuh's storage): a copy for
-// float32; for 16-bit storage F16C's conversion of 8 (AVX2) or 16 (AVX-512) at once, which g++ 12
-// does not make of a loop of scalar conversions (it leaves such a loop, and the collision with
-// it, unvectorized).
+// float32; for FP16S F16C's conversion of 8 (AVX2) or 16 (AVX-512) at once, which g++ 12 does not
+// make of a loop of scalar binary16 conversions (it leaves such a loop, and the collision with it,
+// unvectorized); for FP16C the format's integer and float operations, as one vector loop.
 __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restrict__ src) {
 #if LBM_STORAGE == LBM_STORAGE_FP32
     memcpy(out, src, kChunk * sizeof(float));
+#elif LBM_STORAGE == LBM_STORAGE_FP16C
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) out[i] = lbm_pop_load(src[i]);
 #elif defined(__AVX512F__)
     _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)src)),
                                         _mm512_set1_ps(1.0f / LBM_FP16S_SCALE)));
@@ -87,6 +90,9 @@ __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restri
 __forceinline__ void store_block(lbm_pop* __restrict__ dst, const float* __restrict__ in) {
 #if LBM_STORAGE == LBM_STORAGE_FP32
     memcpy(dst, in, kChunk * sizeof(float));
+#elif LBM_STORAGE == LBM_STORAGE_FP16C
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) dst[i] = lbm_pop_store(in[i]);
 #elif defined(__AVX512F__)
     _mm256_storeu_si256((__m256i*)dst,
                         _mm512_cvtps_ph(_mm512_mul_ps(_mm512_loadu_ps(in), _mm512_set1_ps(LBM_FP16S_SCALE)),

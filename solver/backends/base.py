@@ -11,10 +11,11 @@ from solver.kernel_params import KernelParams
 
 #: resolution.storage -> (dtype of the population planes, LBM_STORAGE the kernels are compiled
 #: with; cuda/lbm_lattice.cuh). fp16s planes hold binary16 bits, which numpy's float16 reads as
-#: the population times 2^15.
+#: the population times 2^15; fp16c planes the bits of the project's own 16-bit format, as uint16.
 POPULATION_STORAGES: dict[str, tuple[np.dtype, int]] = {
     "fp32": (np.dtype(np.float32), 0),
     "fp16s": (np.dtype(np.float16), 1),
+    "fp16c": (np.dtype(np.uint16), 2),
 }
 
 
@@ -24,11 +25,11 @@ def population_dtype(storage: str) -> np.dtype:
 
 
 def storage_code(populations: Any) -> int:
-    """The LBM_STORAGE of a population array, from its dtype (float32 or float16)."""
+    """The LBM_STORAGE of a population array, from its dtype (float32, float16 or uint16)."""
     for dtype, code in POPULATION_STORAGES.values():
         if populations.dtype == dtype:
             return code
-    raise TypeError(f"population arrays are float32 or float16, not {populations.dtype}")
+    raise TypeError(f"population arrays are float32, float16 or uint16, not {populations.dtype}")
 
 
 class Backend(ABC):

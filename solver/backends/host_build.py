@@ -117,7 +117,8 @@ def _sources() -> list[Path]:
 
 def build_host_library(storage_code: int = 0) -> Path:
     """Return the path of the compiled host library for a population storage (LBM_STORAGE of
-    cuda/lbm_lattice.cuh: 0 float32, 1 binary16), compiling it if the cache lacks it."""
+    cuda/lbm_lattice.cuh: 0 float32, 1 binary16 scaled, 2 the 16-bit FP16C format), compiling it
+    if the cache lacks it."""
     cxx = _compiler()
     flags = cxx_flags() + ((f"-DLBM_STORAGE={storage_code}",) if storage_code else ())
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
