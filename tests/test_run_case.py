@@ -170,7 +170,13 @@ def test_resume_continues_bit_identically(tmp_path, storage):
         assert summaries[0][key] == summaries[1][key]
 
 
-def test_resume_refuses_another_case(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [("flow.speed_m_s=30", "different case"), ("resolution.storage=fp16s", "storage=fp32")],
+)
+def test_resume_refuses_another_case(tmp_path, capsys, override, message):
+    """A checkpoint resumed under another case is refused in one line, exit 2: another speed
+    (the case hash), or another population storage (named, with what to do)."""
     common = [
         BOX,
         "resolution.cells_per_length=8",
@@ -184,30 +190,9 @@ def test_resume_refuses_another_case(tmp_path, capsys):
         str(tmp_path / "r"),
     ]
     assert run(common) == 0
-    assert run([*common, "flow.speed_m_s=30", "--resume"]) == 2
-    assert "different case" in capsys.readouterr().err
-
-
-def test_resume_refuses_another_storage(tmp_path, capsys):
-    """A checkpoint of float32 populations is not resumed with 16-bit storage: one line naming
-    resolution.storage and what to do, exit 2."""
-    common = [
-        BOX,
-        "resolution.cells_per_length=8",
-        "resolution.min_gap_cells=0",
-        "run.max_steps=100",
-        "run.checkpoint_every=100",
-        "output.images=false",
-        "--backend",
-        "cpu",
-        "--out",
-        str(tmp_path / "r"),
-    ]
-    assert run(common) == 0
-    assert run([*common, "resolution.storage=fp16s", "--resume"]) == 2
+    assert run([*common, override, "--resume"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1
-    assert "resolution.storage=fp32" in err and "fp16s" in err
+    assert len(err.splitlines()) == 1 and message in err
 
 
 def test_the_case_hash_leaves_the_storage_to_its_own_check():
