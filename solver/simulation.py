@@ -122,9 +122,8 @@ class Simulation:
         g_lattice = np.asarray(body_acceleration_m_s2(case), float) * u.dt_s**2 / u.dx_m
         self.body_accel_lattice = tuple(float(v) for v in g_lattice)
         n = self.grid.n_cells
-        self.plane_stride = lattice.plane_stride(
-            n, population_dtype(case.resolution.storage).itemsize
-        )
+        self.population_dtype = population_dtype(case.resolution.storage)
+        self.plane_stride = lattice.plane_stride(n, self.population_dtype.itemsize)
         self.slot_host = body_neighbour_index(self.flags_host)
         self.flags_host[self.slot_host >= 0] &= ~np.uint8(
             lattice.BULK
@@ -221,7 +220,6 @@ class Simulation:
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
-        self.population_dtype = population_dtype(case.resolution.storage)
         try:
             self._buffer = backend.zeros((2 * size,), self.population_dtype)
         except MemoryError as exc:  # the CUDA backend raises a subclass of MemoryError too
@@ -290,7 +288,8 @@ class Simulation:
 
     def populations(self) -> np.ndarray:
         """The current (post-collision, shifted) populations on the host, [19 * plane_stride],
-        as stored (resolution.storage: float32, or float16 holding the population times 2^15)."""
+        as stored (resolution.storage: float32; float16 holding the population times 2^15; or
+        uint16 holding the FP16C codes, cuda/lbm_lattice.cuh)."""
         return self.backend.to_host(self._f[self._current])
 
     def load_populations(
