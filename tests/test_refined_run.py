@@ -26,6 +26,13 @@ SMALL_TUNNEL = [
     "body.center_m=[0.3,0.3,0.3]",
 ]
 SMALL = [*SMALL_TUNNEL, "output.images=false", "--backend", "cpu"]
+#: checkpoints every 100 steps, steps 100-400 averaged
+AVERAGED_FROM_100 = [
+    "run.check_every=50",
+    "run.checkpoint_every=100",
+    "run.average_from_step=100",
+    "run.average_steps=300",
+]
 
 
 def run_straight_and_resumed(
@@ -50,14 +57,7 @@ def test_refined_sphere_writes_every_level_and_resumes_bit_identically(tmp_path)
     """Stop at step 200 inside the averaging window (100-400), resume to 400: forces and both
     levels' fields equal a straight run's bit for bit; summary.json holds the levels, the files
     open as one multiblock data set."""
-    common = [
-        SPHERE,
-        *SMALL,
-        "run.check_every=50",
-        "run.checkpoint_every=100",
-        "run.average_from_step=100",
-        "run.average_steps=300",
-    ]
+    common = [SPHERE, *SMALL, *AVERAGED_FROM_100]
     straight = run_straight_and_resumed(tmp_path, common, n_levels=2)
     assert not (straight / "fields.vti").exists()
 
@@ -97,14 +97,7 @@ def test_refined_run_in_16_bits_resumes_and_drags_as_in_float32(tmp_path, storag
     """Both levels' populations in 16 bits (resolution.storage; the coupling reads and writes them
     through the storage's conversions): a resume repeats the straight run bit for bit, and the
     mean Cd over steps 100-400 lies within 0.5% of the same run's in float32."""
-    common = [
-        SPHERE,
-        *SMALL,
-        "run.check_every=50",
-        "run.checkpoint_every=100",
-        "run.average_from_step=100",
-        "run.average_steps=300",
-    ]
+    common = [SPHERE, *SMALL, *AVERAGED_FROM_100]
     straight = run_straight_and_resumed(
         tmp_path / storage, [*common, f"resolution.storage={storage}"], n_levels=2
     )
