@@ -73,6 +73,7 @@ class CudaBackend(Backend):
 
         self._cp = cupy
         self._modules: dict[int, Any] = {}
+        self._functions: dict[tuple[str, int], Any] = {}
         self._module = self._kernels(0)  # float32 storage; also the layout
         # No fused multiply-adds in the voxelizer: its edge functions must negate exactly.
         self._voxelizer = cupy.RawModule(
@@ -89,8 +90,12 @@ class CudaBackend(Backend):
         return self._modules[storage_code]
 
     def _function(self, name: str, populations: Any) -> Any:
-        """Kernel `name` of the module for the storage of these population planes."""
-        return self._kernels(storage_code(populations)).get_function(name)
+        """Kernel `name` of the module for the storage of these population planes (looked up once
+        per storage: the step calls it every step)."""
+        key = (name, storage_code(populations))
+        if key not in self._functions:
+            self._functions[key] = self._kernels(key[1]).get_function(name)
+        return self._functions[key]
 
     @staticmethod
     def _blocks(n: int) -> tuple[int]:
