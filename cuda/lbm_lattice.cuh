@@ -37,8 +37,9 @@
 //   shifted population itself (no scale). Exponent codes 1..15 hold the binades [2^-14, 2^1)
 //   with 12 bits of precision, code 0 the values below 2^-14 in steps of 2^-25; the all-ones
 //   pattern 0xFFFF is NaN, which every population that would take code 0x7FFF or more
-//   (magnitudes from 1.9995 up, inf, NaN) is stored as, so a blow-up stays visible. Written with integer and float operations alone
-//   (lbm_fp16c_encode / lbm_fp16c_decode), identical on both shells and vectorizable on the CPU.
+//   (magnitudes from 1.9995 up, inf, NaN) is stored as, so a blow-up stays visible. Written with
+//   integer and float operations alone (lbm_fp16c_encode / lbm_fp16c_decode), identical on both
+//   shells and vectorizable on the CPU.
 #define LBM_STORAGE_FP32 0
 #define LBM_STORAGE_FP16S 1
 #define LBM_STORAGE_FP16C 2

@@ -17,6 +17,7 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from solver.atomic import write_atomically
+from solver.backends.base import population_dtype
 from solver.config import CaseConfig
 from solver.errors import CheckpointError
 from solver.run_state import RunState
@@ -144,6 +145,7 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
     forces = state.force_history()
     if (
         populations.shape != (n_populations,)
+        or populations.dtype != population_dtype(case.resolution.storage)
         or forces.shape[1:] != (3, 3)
         or len(forces) != state.step
         or not sums_fit

@@ -19,10 +19,14 @@ import math
 import os
 from pathlib import Path
 
+from solver import lattice
+from solver.backends.base import POPULATION_STORAGES
 from solver.errors import ConfigError
 
 #: Bytes per cell of the two population buffers, by resolution.storage.
-POPULATION_BYTES_PER_CELL = {"fp32": 152, "fp16s": 76, "fp16c": 76}
+POPULATION_BYTES_PER_CELL = {
+    storage: 2 * lattice.Q * dtype.itemsize for storage, (dtype, _) in POPULATION_STORAGES.items()
+}
 #: Device-resident bytes per cell besides the populations: moments 16, boundary index 4, flags 1.
 DEVICE_OTHER_BYTES_PER_CELL = 21
 #: Peak host bytes per cell of a whole run on the CPU backend with float32 populations (measured

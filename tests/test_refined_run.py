@@ -101,6 +101,8 @@ def test_refined_run_in_16_bits_resumes_and_drags_as_in_float32(tmp_path, storag
     straight = run_straight_and_resumed(
         tmp_path / storage, [*common, f"resolution.storage={storage}"], n_levels=2
     )
+    with np.load(tmp_path / storage / "split" / "checkpoint" / "state.npz") as state:
+        assert state["populations"].dtype.itemsize == 2  # both levels were stored in 16 bits
     fp32 = tmp_path / "fp32"
     assert run_case.main([*common, "run.max_steps=400", "--out", str(fp32)]) == 0
     cd = [json.loads((out / "summary.json").read_text())["cd"] for out in (straight, fp32)]

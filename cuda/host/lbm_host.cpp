@@ -72,17 +72,15 @@ __forceinline__ void prefetch_bulk(const lbm_pop* f_src, const lbm_pop* f_dst, c
 __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restrict__ src) {
 #if LBM_STORAGE == LBM_STORAGE_FP32
     memcpy(out, src, kChunk * sizeof(float));
-#elif LBM_STORAGE == LBM_STORAGE_FP16C
-#pragma omp simd
-    for (int i = 0; i < kChunk; ++i) out[i] = lbm_pop_load(src[i]);
-#elif defined(__AVX512F__)
+#elif LBM_STORAGE == LBM_STORAGE_FP16S && defined(__AVX512F__)
     _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i*)src)),
                                         _mm512_set1_ps(1.0f / LBM_FP16S_SCALE)));
-#elif defined(__F16C__)
+#elif LBM_STORAGE == LBM_STORAGE_FP16S && defined(__F16C__)
     for (int i = 0; i < kChunk; i += 8)
         _mm256_storeu_ps(out + i, _mm256_mul_ps(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(src + i))),
                                                 _mm256_set1_ps(1.0f / LBM_FP16S_SCALE)));
-#else
+#else  // FP16C, or binary16 without F16C
+#pragma omp simd
     for (int i = 0; i < kChunk; ++i) out[i] = lbm_pop_load(src[i]);
 #endif
 }
@@ -90,19 +88,17 @@ __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restri
 __forceinline__ void store_block(lbm_pop* __restrict__ dst, const float* __restrict__ in) {
 #if LBM_STORAGE == LBM_STORAGE_FP32
     memcpy(dst, in, kChunk * sizeof(float));
-#elif LBM_STORAGE == LBM_STORAGE_FP16C
-#pragma omp simd
-    for (int i = 0; i < kChunk; ++i) dst[i] = lbm_pop_store(in[i]);
-#elif defined(__AVX512F__)
+#elif LBM_STORAGE == LBM_STORAGE_FP16S && defined(__AVX512F__)
     _mm256_storeu_si256((__m256i*)dst,
                         _mm512_cvtps_ph(_mm512_mul_ps(_mm512_loadu_ps(in), _mm512_set1_ps(LBM_FP16S_SCALE)),
                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#elif defined(__F16C__)
+#elif LBM_STORAGE == LBM_STORAGE_FP16S && defined(__F16C__)
     for (int i = 0; i < kChunk; i += 8)
         _mm_storeu_si128((__m128i*)(dst + i),
                          _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + i), _mm256_set1_ps(LBM_FP16S_SCALE)),
                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#else
+#else  // FP16C, or binary16 without F16C
+#pragma omp simd
     for (int i = 0; i < kChunk; ++i) dst[i] = lbm_pop_store(in[i]);
 #endif
 }
