@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -43,11 +42,10 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=3.0, help="timed seconds per case")
     args = p.parse_args()
     backend = select_backend("cpu")
-    threads = int(os.environ.get("OMP_NUM_THREADS", os.cpu_count() or 1))
     print(f"device: {backend.describe()}; periodic box {args.size}^3")
     rounds = []
     for k in range(args.rounds):
-        bandwidth = cpu_copy_bandwidth(1.0, threads)
+        bandwidth = cpu_copy_bandwidth(1.0, backend)
         row: dict = {"bandwidth_gb_s": bandwidth / 1e9}
         for operator, make in (("bgk", box_case), ("entropic_les", les_box_case)):
             for storage in STORAGES if k % 2 == 0 else STORAGES[::-1]:

@@ -173,6 +173,9 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, pool_weight)    /* their weights */                                      \
     X(float*, pool_residual)        /* [4 k] each slot's residuals (lbm_wall_pool.cuh) */   \
     X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
+    X(int, stream_stores)           /* 1: the CPU shell's bulk chunks store non-temporally   \
+                                       (populations of over 8 last-level caches); the       \
+                                       GPU ignores it */                                    \
     X(int, nx)                                                                               \
     X(int, ny)                                                                               \
     X(int, nz)                                                                               \

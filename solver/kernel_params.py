@@ -100,6 +100,7 @@ def plain_box_values(
         "pool_weight": np.zeros(0, np.float32),
         "pool_residual": np.zeros(0, np.float32),
         "n_pool_slots": 0,
+        "stream_stores": 0,
         "nx": nx,
         "ny": ny,
         "nz": nz,

@@ -190,6 +190,11 @@ class Simulation:
             "pool_weight": backend.asarray(pool.weight),
             "pool_residual": backend.zeros((4 * pool.n_slots,), np.float32),
             "n_pool_slots": pool.n_slots,
+            "stream_stores": int(
+                backend.streams_stores(
+                    2 * lattice.Q * self.plane_stride * self.population_dtype.itemsize
+                )
+            ),
             "nx": self.grid.nx,
             "ny": self.grid.ny,
             "nz": self.grid.nz,

@@ -172,3 +172,54 @@ def test_prefetch_locality_follows_the_vendor(monkeypatch):
     assert "-DLBM_PREFETCH_LOCALITY=3" in host_build.cxx_flags()
     monkeypatch.setattr(host_build, "cpu_vendor", lambda: "AuthenticAMD")
     assert "-DLBM_PREFETCH_LOCALITY=0" in host_build.cxx_flags()
+
+
+@pytest.mark.parametrize("storage", ["fp32", "fp16s", "fp16c"])
+@pytest.mark.parametrize(
+    "case_file, overrides",
+    [
+        ("windtunnel_box.yaml", ["resolution.cells_per_length=12", "resolution.min_gap_cells=0"]),
+        ("taylor_green.yaml", ["resolution.cells_per_length=40"]),
+    ],
+    ids=["tunnel", "periodic"],
+)
+def test_non_temporal_stores_change_no_population(storage, case_file, overrides):
+    """The CPU shell's non-temporal stores (LbmParams.stream_stores, chosen for grids of more than
+    8 last-level caches) store the same populations as ordinary ones: 30 steps of the box near
+    the moving ground (body, inlet, outflow, free slip, moving wall, LES; rows whose runs start
+    and end off the cache lines) and of a periodic box of 40 cells (its rows' wrapped chunks), bit
+    for bit, with the cache taken as 0 bytes (every grid streams) and as 1 TiB (none does)."""
+    from solver.backends.cpu import CpuBackend
+    from solver.simulation import Simulation
+
+    case = load_case(ROOT / "cases" / case_file, [*overrides, f"resolution.storage={storage}"])
+    results = []
+    for llc_bytes in (0, 1 << 40):
+        backend = CpuBackend()
+        backend._llc_bytes = llc_bytes
+        sim = Simulation(case, backend)
+        assert sim.params["stream_stores"] == (llc_bytes == 0)
+        sim.advance(30)
+        results.append(sim.populations())
+    assert np.array_equal(results[0], results[1])
+
+
+def test_last_level_cache_read_from_sysfs(tmp_path):
+    """The highest cache level's size from sysfs (index*/level, index*/size), and 32 MiB where
+    sysfs has none."""
+    from solver.backends.cpu import last_level_cache_bytes
+
+    for index, level, size in ((0, 1, "48K"), (2, 2, "1024K"), (3, 3, "32768K"), (4, 2, "2M")):
+        (tmp_path / f"index{index}").mkdir()
+        (tmp_path / f"index{index}" / "level").write_text(f"{level}\n")
+        (tmp_path / f"index{index}" / "size").write_text(f"{size}\n")
+    assert last_level_cache_bytes(tmp_path) == 32 << 20
+    assert last_level_cache_bytes(tmp_path / "missing") == 32 << 20
+    (tmp_path / "index3" / "size").write_text("105M\n")
+    assert last_level_cache_bytes(tmp_path) == 105 << 20
+
+
+def test_cpu_streams_stores_only_beyond_eight_caches(cpu):
+    """Grids whose two population buffers are up to 8 last-level caches keep ordinary stores."""
+    assert not cpu.streams_stores(8 * cpu._llc_bytes)
+    assert cpu.streams_stores(8 * cpu._llc_bytes + 1)

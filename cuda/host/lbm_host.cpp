@@ -9,8 +9,8 @@
 // copy their wrapped links into a block first. The GPU runs the same pieces one cell per thread (lbm_update_cell), as
 // the CPU does for the open cells.
 #include <omp.h>
-#if defined(__SSE__)
-#include <xmmintrin.h>
+#if defined(__SSE2__)
+#include <immintrin.h>
 #endif
 
 #include "cuda_compat.h"
@@ -25,15 +25,17 @@ namespace {
 // run's vector loop took as long as the rest of a 126-cell run, docs/performance.md). After a
 // run's first chunk the chunks start on cache lines (the planes and the CPU backend's buffers
 // are aligned to 64 B), and the last one ends at the run's end. Chunks overlap where a run's
-// length is not a multiple of kChunk: those cells are computed twice and the same values stored
-// twice (the pull reads f_src only). Runs shorter than a chunk take the plain loop.
+// length is not a multiple of kChunk: those cells are computed twice and stored once, by the
+// chunk that reaches them first (the pull reads f_src only). Runs shorter than a chunk take the
+// plain loop.
 constexpr int kChunk = 16;
 
 // Each chunk first prefetches the lines the chunk kAhead cells on will read (its 19 source
-// lines) and write: the hardware prefetchers do not follow 38 streams a thread, and the
-// prefetches doubled BGK's and raised the LES kernel's MLUPs by 1.4-1.5 at 128^3
-// (docs/performance.md, where 32, 64 and 128 cells ahead and the t0 hint were compared). Forced
-// inline: g++ 12 finds a function of prefetches alone free of side effects and drops its call.
+// lines): the hardware prefetchers do not follow 38 streams a thread, and the prefetches doubled
+// BGK's and raised the LES kernel's MLUPs by 1.4-1.5 at 128^3 (docs/performance.md, where 32, 64
+// and 128 cells ahead and the t0 hint were compared), and, unless the step streams its stores
+// (stream_chunk), the lines it will write. Forced inline: g++ 12 finds a function of prefetches
+// alone free of side effects and drops its call.
 constexpr int kAhead = 64;
 
 // Locality hint of the source prefetches: 0 (non-temporal) or 3 (all cache levels). The build sets
@@ -50,10 +52,14 @@ __forceinline__ void prefetch_bulk(const lbm_pop* f_src, const lbm_pop* f_dst, c
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     const int x = x0 + kAhead, xm = x - 1, xp = x + 1;
 #define LBM_PREFETCH(q, cx, cy, cz, w)                                \
-    __builtin_prefetch(f_src + q * S + LBM_BULK_SOURCE(cx, cy, cz), 0, LBM_PREFETCH_LOCALITY); \
-    __builtin_prefetch(f_dst + q * S + row + x, 1, 0);
+    __builtin_prefetch(f_src + q * S + LBM_BULK_SOURCE(cx, cy, cz), 0, LBM_PREFETCH_LOCALITY);
     D3Q19_LINKS(LBM_PREFETCH)
 #undef LBM_PREFETCH
+    if (!p.stream_stores) {
+#define LBM_PREFETCH_DST(q, cx, cy, cz, w) __builtin_prefetch(f_dst + q * S + row + x, 1, 0);
+        D3Q19_LINKS(LBM_PREFETCH_DST)
+#undef LBM_PREFETCH_DST
+    }
 }
 
 // The compiler may inline a chunk into its run (it does once the collision is short enough);
@@ -85,21 +91,76 @@ __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restri
 #endif
 }
 
-__forceinline__ void store_block(lbm_pop* __restrict__ dst, const float* __restrict__ in) {
+// kChunk populations of storage (a 64-B aligned local block) to dst. With `stream` (populations of
+// over 8 last-level caches: LbmParams.stream_stores) and where dst starts on its own size's
+// boundary (every chunk after a run's first), by non-temporal stores: the line goes to memory
+// without first being read (the write-allocate read of an ordinary store is half again the bytes
+// a bulk cell moves), and a line is written either so or by ordinary stores within a step, never
+// both (bulk_run). step() fences the stores before the next step reads them.
+__forceinline__ void stream_chunk(lbm_pop* __restrict__ dst, const lbm_pop* __restrict__ block, const bool stream) {
+    constexpr int kBytes = kChunk * (int)sizeof(lbm_pop);
+#if defined(__SSE2__)
+    if (stream && ((unsigned long long)dst & (kBytes - 1)) == 0) {
+        const char* in = (const char*)block;
+        char* out = (char*)dst;
+#if defined(__AVX512F__)
+        if (kBytes == 64) {
+            _mm512_stream_si512((__m512i*)out, _mm512_load_si512((const void*)in));
+            return;
+        }
+#endif
+#if defined(__AVX__)
+        for (int i = 0; i < kBytes; i += 32)
+            _mm256_stream_si256((__m256i*)(out + i), _mm256_load_si256((const __m256i*)(in + i)));
+#else
+        for (int i = 0; i < kBytes; i += 16)
+            _mm_stream_si128((__m128i*)(out + i), _mm_load_si128((const __m128i*)(in + i)));
+#endif
+        return;
+    }
+#endif
+    memcpy(dst, block, kBytes);
+}
+
+// kChunk floats into storage, in a 64-B aligned local block.
+__forceinline__ void to_storage(lbm_pop* __restrict__ block, const float* __restrict__ in) {
 #if LBM_STORAGE == LBM_STORAGE_FP32
-    memcpy(dst, in, kChunk * sizeof(float));
+    memcpy(block, in, kChunk * sizeof(float));
 #elif LBM_STORAGE == LBM_STORAGE_FP16S && defined(__AVX512F__)
-    _mm256_storeu_si256((__m256i*)dst,
-                        _mm512_cvtps_ph(_mm512_mul_ps(_mm512_loadu_ps(in), _mm512_set1_ps(LBM_FP16S_SCALE)),
-                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    _mm256_store_si256((__m256i*)block,
+                       _mm512_cvtps_ph(_mm512_mul_ps(_mm512_loadu_ps(in), _mm512_set1_ps(LBM_FP16S_SCALE)),
+                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #elif LBM_STORAGE == LBM_STORAGE_FP16S && defined(__F16C__)
     for (int i = 0; i < kChunk; i += 8)
-        _mm_storeu_si128((__m128i*)(dst + i),
-                         _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + i), _mm256_set1_ps(LBM_FP16S_SCALE)),
-                                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        _mm_store_si128((__m128i*)(block + i),
+                        _mm256_cvtps_ph(_mm256_mul_ps(_mm256_loadu_ps(in + i), _mm256_set1_ps(LBM_FP16S_SCALE)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #else  // FP16C, or binary16 without F16C
 #pragma omp simd
-    for (int i = 0; i < kChunk; ++i) dst[i] = lbm_pop_store(in[i]);
+    for (int i = 0; i < kChunk; ++i) block[i] = lbm_pop_store(in[i]);
+#endif
+}
+
+__forceinline__ void store_block(lbm_pop* __restrict__ dst, const float* __restrict__ in, const bool stream) {
+    alignas(64) lbm_pop block[kChunk];
+    to_storage(block, in);
+    stream_chunk(dst, block, stream);
+}
+
+// Lanes lo <= i < hi of a block into storage, by ordinary stores (a chunk that shares its cells
+// with the next one): one masked store where AVX-512 has it.
+__forceinline__ void store_lanes(lbm_pop* __restrict__ dst, const float* __restrict__ in, const int lo,
+                                 const int hi) {
+    alignas(64) lbm_pop block[kChunk];
+    to_storage(block, in);
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
+    const unsigned int lanes = ((1u << hi) - 1u) & ~((1u << lo) - 1u);
+    if (sizeof(lbm_pop) == 4)
+        _mm512_mask_storeu_epi32(dst, (__mmask16)lanes, _mm512_load_si512((const void*)block));
+    else
+        _mm256_mask_storeu_epi16(dst, (__mmask16)lanes, _mm256_load_si256((const __m256i*)block));
+#else
+    for (int i = lo; i < hi; ++i) dst[i] = block[i];
 #endif
 }
 
@@ -116,39 +177,39 @@ __forceinline__ void collide_block_lane(float (&block)[19][kChunk], const LbmPar
 #undef LBM_TO_BLOCK
 }
 
-// A chunk's block (its 19 links' sources, as floats) collided as one vector loop and stored.
+// A chunk's block (its 19 links' sources, as floats) collided as one vector loop, and its lanes
+// lo <= i < hi stored: a whole chunk by store_block, part of one lane by lane (ordinary stores).
 template <int kCollision, bool kForce>
 __forceinline__ void collide_and_store_block(float (&block)[19][kChunk], lbm_pop* __restrict__ f_dst,
-                                             const LbmParams& p, const long long row, const int x0) {
+                                             const LbmParams& p, const long long row, const int x0,
+                                             const int lo, const int hi) {
     const long long S = p.plane_stride;
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) collide_block_lane<kCollision, kForce>(block, p, x0, i);
-#define LBM_STORE_BLOCK(q, cx, cy, cz, w) store_block(f_dst + q * S + row + x0, block[q]);
-    D3Q19_LINKS(LBM_STORE_BLOCK)
+    if (lo == 0 && hi == kChunk) {
+#define LBM_STORE_BLOCK(q, cx, cy, cz, w) store_block(f_dst + q * S + row + x0, block[q], p.stream_stores);
+        D3Q19_LINKS(LBM_STORE_BLOCK)
 #undef LBM_STORE_BLOCK
+    } else {
+#define LBM_STORE_LANES(q, cx, cy, cz, w) store_lanes(f_dst + q * S + row + x0, block[q], lo, hi);
+        D3Q19_LINKS(LBM_STORE_LANES)
+#undef LBM_STORE_LANES
+    }
 }
 
-// With float32 storage the chunk's vector loop pulls and stores each lane's populations itself;
-// with 16-bit storage it converts whole blocks first and after (load_block, store_block).
+// A chunk of bulk cells: its 19 links' sources copied (converted from 16-bit storage) into a block
+// of floats, collided as one vector loop, and its cells lo <= i < hi stored.
 template <int kCollision, bool kForce>
 LBM_CHUNK_ATTR void bulk_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
-                const long long row, const int x0, const int ym, const int y, const int yp,
-                const int zm, const int z, const int zp) {
+                const long long row, const int x0, const int lo, const int hi, const int ym, const int y,
+                const int yp, const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
-#if LBM_STORAGE == LBM_STORAGE_FP32
-#pragma omp simd
-    for (int i = 0; i < kChunk; ++i) {
-        const int x = x0 + i;
-        lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
-    }
-#else
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     alignas(64) float block[19][kChunk];
 #define LBM_LOAD_CHUNK(q, cx, cy, cz, w) load_block(block[q], f_src + q * S + LBM_BULK_ROW(cy, cz) + x0 - (cx));
     D3Q19_LINKS(LBM_LOAD_CHUNK)
 #undef LBM_LOAD_CHUNK
-    collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0);
-#endif
+    collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0, lo, hi);
 }
 
 // The kChunk values src_row[x0 - cx + i] of one link's source row as floats, the source x
@@ -181,8 +242,8 @@ __forceinline__ void pull_wrapped_link(float* __restrict__ out, const lbm_pop* _
 // 0.93-0.96 times as fast (docs/performance.md, "The wrapped chunks prefetch too").
 template <int kCollision, bool kForce>
 void wrapped_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
-                   const long long row, const int x0, const int ym, const int y, const int yp,
-                   const int zm, const int z, const int zp) {
+                   const long long row, const int x0, const int lo, const int hi, const int ym, const int y,
+                   const int yp, const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
     alignas(64) float block[19][kChunk];
@@ -190,7 +251,7 @@ void wrapped_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_ds
     pull_wrapped_link(block[q], f_src + q * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
     D3Q19_LINKS(LBM_PULL_WRAPPED)
 #undef LBM_PULL_WRAPPED
-    collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0);
+    collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0, lo, hi);
 }
 
 // The bulk cells x0 <= x < x1 of one row; a run that starts at x = 0 or ends at x = nx wraps.
@@ -200,14 +261,18 @@ void bulk_run(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, co
               const int yp, const int zm, const int z, const int zp) {
     const int nx = p.nx;
     if (x1 - x0 >= kChunk) {
-        for (int x = x0;;) {
+        for (int x = x0;;) {  // each chunk stores its cells from x up to the next chunk's start
             const int start = x + kChunk <= x1 ? x : x1 - kChunk;
+            const bool last = start + kChunk == x1;
+            const int next = last ? x1 : (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
             if (start == 0 || start + kChunk == nx)
-                wrapped_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
+                wrapped_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, x - start, next - start, ym, y, yp, zm,
+                                                  z, zp);
             else
-                bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, ym, y, yp, zm, z, zp);
-            if (start + kChunk == x1) return;
-            x = (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
+                bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, x - start, next - start, ym, y, yp, zm, z,
+                                               zp);
+            if (last) return;
+            x = next;
         }
     }
     if (x0 == 0 || x1 == nx) {  // a short periodic row: its ends' neighbours wrap
@@ -365,6 +430,9 @@ void step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
             }
         }
         flush_batch<kCollision>(batch, f_dst, p);
+#if defined(__SSE2__)
+        if (p.stream_stores) _mm_sfence();  // the chunks' stores, before the next step reads them
+#endif
     }
 }
 
@@ -445,5 +513,19 @@ void lbm_wall_pool(lbm_pop* f, const LbmParams* params) {
 }
 
 void lbm_params_layout(long long* out) { lbm_params_layout_into(out); }
+
+// n populations (a multiple of kChunk, both arrays on 64 B) copied by the bulk chunks'
+// non-temporal stores: the memory bandwidth a step that streams its stores can reach
+// (benchmarks/lbm_mlups.py's roofline).
+void lbm_stream_copy(lbm_pop* dst, const lbm_pop* src, const long long n) {
+#pragma omp parallel
+    {
+#pragma omp for schedule(static)
+        for (long long i = 0; i < n; i += kChunk) stream_chunk(dst + i, src + i, true);
+#if defined(__SSE2__)
+        _mm_sfence();
+#endif
+    }
+}
 
 }  // extern "C"

@@ -130,6 +130,11 @@ class Backend(ABC):
     def synchronize(self) -> None:  # noqa: B027 - a no-op by default: the CPU backend is synchronous
         """Wait until queued work has finished (for timing)."""
 
+    def streams_stores(self, population_bytes: int) -> bool:
+        """Whether a step over population buffers of this many bytes (both) writes them with
+        non-temporal stores (LbmParams.stream_stores). Only the CPU shell has them."""
+        return False
+
     def free_device_bytes(self) -> float | None:
         """Free memory of a device apart from the host's [bytes]; None where the backend runs in
         the host's memory."""

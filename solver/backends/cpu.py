@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,28 @@ _VOXELIZE_ARGS = {
 
 
 _CACHE_LINE = 64  # bytes
+#: The last-level cache assumed where the system does not say: 32 MiB, the L3 of the 2-vCPU AMD
+#: EPYC the project develops on.
+_DEFAULT_LLC_BYTES = 32 << 20
+#: The step streams its stores where both population buffers exceed this many last-level caches
+#: (CpuBackend.streams_stores).
+_STREAM_BEYOND_LLC = 8
+
+
+def last_level_cache_bytes(cpu_dir: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> int:
+    """Size of cpu0's highest cache level [bytes] from sysfs (index*/level and size, e.g.
+    "32768K"), or _DEFAULT_LLC_BYTES where sysfs lacks it."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    best = (0, _DEFAULT_LLC_BYTES)
+    for index in cpu_dir.glob("index*"):
+        try:
+            level = int((index / "level").read_text())
+            size = (index / "size").read_text().strip()
+        except (OSError, ValueError):
+            continue
+        if size and size[-1] in units and size[:-1].isdigit() and level > best[0]:
+            best = (level, int(size[:-1]) * units[size[-1]])
+    return best[1]
 
 
 def _ptr(a: np.ndarray) -> int:
@@ -40,6 +63,7 @@ class CpuBackend(Backend):
     def __init__(self) -> None:
         self._libs: dict[int, ctypes.CDLL] = {}
         self._lib = self._kernels(0)  # float32 storage; also the voxelizer and the layout
+        self._llc_bytes = last_level_cache_bytes()
 
     def _kernels(self, storage_code: int) -> ctypes.CDLL:
         """The host library compiled for a population storage (LBM_STORAGE), built on first use."""
@@ -49,6 +73,7 @@ class CpuBackend(Backend):
         lib.lbm_step.argtypes = [_P, _P, _P]
         lib.lbm_wall_pool.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
+        lib.lbm_stream_copy.argtypes = [_P, _P, _LL]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
         lib.lbm_fields.argtypes = [_P, _P, _LL, _LL, _I]
         lib.lbm_explode.argtypes = [_P, _P, _F, _LL, _P, _LL, _P, _P, _LL, _F, _F, _F, _I]
@@ -61,6 +86,7 @@ class CpuBackend(Backend):
             lib.lbm_init,
             lib.lbm_fields,
             lib.lbm_params_layout,
+            lib.lbm_stream_copy,
             lib.lbm_explode,
             lib.lbm_coalesce,
             *(getattr(lib, n) for n in _VOXELIZE_ARGS),
@@ -173,6 +199,23 @@ class CpuBackend(Backend):
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int
     ) -> None:
         self._for(f).lbm_fields(_ptr(f), _ptr(moments), n_cells, plane_stride, collision)
+
+    def stream_copy(self, dst: np.ndarray, src: np.ndarray) -> None:
+        """Copy src into dst (float32 arrays from zeros(), a length that is a multiple of 16) by the
+        step's non-temporal stores: the bandwidth probe of benchmarks/lbm_mlups.py."""
+        if src.dtype != np.float32 or dst.shape != src.shape or src.size % 16:
+            raise ValueError("stream_copy: float32 arrays of one length, a multiple of 16")
+        self._lib.lbm_stream_copy(_ptr(dst), _ptr(src), src.size)
+
+    def streams_stores(self, population_bytes: int) -> bool:
+        """Non-temporal stores where the populations exceed 8 times the last-level cache. They skip
+        the write-allocate read of each line, a third of a bulk cell's traffic (the BGK box at
+        128^3, 320 MB, 1.3-1.7 times faster), but send every line to memory, so the lines the
+        cache would still hold at the next step are lost; that costs grids with boundary cells up
+        to several times the cache (measured, docs/performance.md: the sphere channel
+        128 x 64 x 64, 86 MB, 0.85-0.93 times; 192 x 96 x 96, 270 MB, 0.98-1.00; 256 x 128 x 128,
+        640 MB, 1.06-1.08)."""
+        return population_bytes > _STREAM_BEYOND_LLC * self._llc_bytes
 
     def describe(self) -> str:
         threads = os.environ.get("OMP_NUM_THREADS") or str(len(os.sched_getaffinity(0)))
