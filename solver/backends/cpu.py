@@ -213,7 +213,7 @@ class CpuBackend(Backend):
         128^3, 320 MB, 1.3-1.7 times faster), but send every line to memory, so the lines the
         cache would still hold at the next step are lost; that costs grids with boundary cells up
         to several times the cache (measured, docs/performance.md: the sphere channel
-        128 x 64 x 64, 86 MB, 0.85-0.93 times; 192 x 96 x 96, 270 MB, 0.98-1.00; 256 x 128 x 128,
+        128 x 64 x 64, 86 MB, 0.85-0.93 times; 192 x 96 x 96, 270 MB, 1.00-1.02; 256 x 128 x 128,
         640 MB, 1.06-1.08)."""
         return population_bytes > _STREAM_BEYOND_LLC * self._llc_bytes
 
