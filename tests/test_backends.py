@@ -188,7 +188,8 @@ def test_non_temporal_stores_change_no_population(storage, case_file, overrides)
     8 last-level caches) store the same populations as ordinary ones: 30 steps of the box near
     the moving ground (body, inlet, outflow, free slip, moving wall, LES; rows whose runs start
     and end off the cache lines) and of a periodic box of 40 cells (its rows' wrapped chunks), bit
-    for bit, with the cache taken as 0 bytes (every grid streams) and as 1 TiB (none does)."""
+    for bit, with the cache taken as 0 bytes (every grid streams) and as 1 TiB (none does). (A
+    build without AVX-512 stores ordinarily either way: cuda/host/lbm_host.cpp, streams.)"""
     from solver.backends.cpu import CpuBackend
     from solver.simulation import Simulation
 

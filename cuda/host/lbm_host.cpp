@@ -46,6 +46,18 @@ constexpr int kAhead = 64;
 #define LBM_PREFETCH_LOCALITY 0
 #endif
 
+// Whether this step writes its bulk chunks with non-temporal stores (stream_chunk): where the
+// grid asks for them (LbmParams.stream_stores) and the build has AVX-512. An AVX2 build of the same
+// machine ran slower with them (the car at 64 cells 0.85-0.88 times, the BGK box at 128^3
+// 0.85-0.95; docs/performance.md).
+__forceinline__ bool streams(const LbmParams& p) {
+#if defined(__AVX512F__)
+    return p.stream_stores != 0;
+#else
+    return false;
+#endif
+}
+
 __forceinline__ void prefetch_bulk(const lbm_pop* f_src, const lbm_pop* f_dst, const LbmParams& p,
                                    const long long row, const int x0, const int ym, const int y,
                                    const int yp, const int zm, const int z, const int zp) {
@@ -55,7 +67,7 @@ __forceinline__ void prefetch_bulk(const lbm_pop* f_src, const lbm_pop* f_dst, c
     __builtin_prefetch(f_src + q * S + LBM_BULK_SOURCE(cx, cy, cz), 0, LBM_PREFETCH_LOCALITY);
     D3Q19_LINKS(LBM_PREFETCH)
 #undef LBM_PREFETCH
-    if (!p.stream_stores) {
+    if (!streams(p)) {
 #define LBM_PREFETCH_DST(q, cx, cy, cz, w) __builtin_prefetch(f_dst + q * S + row + x, 1, 0);
         D3Q19_LINKS(LBM_PREFETCH_DST)
 #undef LBM_PREFETCH_DST
@@ -91,9 +103,9 @@ __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restri
 #endif
 }
 
-// kChunk populations of storage (a 64-B aligned local block) to dst. With `stream` (populations of
-// over 8 last-level caches: LbmParams.stream_stores) and where dst starts on its own size's
-// boundary (every chunk after a run's first), by non-temporal stores: the line goes to memory
+// kChunk populations of storage (a 64-B aligned local block) to dst. With `stream` (streams(p))
+// and where dst starts on its own size's boundary (every chunk after a run's first), by
+// non-temporal stores: the line goes to memory
 // without first being read (the write-allocate read of an ordinary store is half again the bytes
 // a bulk cell moves), and a line is written either so or by ordinary stores within a step, never
 // both (bulk_run). step() fences the stores before the next step reads them.
@@ -177,17 +189,14 @@ __forceinline__ void collide_block_lane(float (&block)[19][kChunk], const LbmPar
 #undef LBM_TO_BLOCK
 }
 
-// A chunk's block (its 19 links' sources, as floats) collided as one vector loop, and its lanes
-// lo <= i < hi stored: a whole chunk by store_block, part of one lane by lane (ordinary stores).
-template <int kCollision, bool kForce>
-__forceinline__ void collide_and_store_block(float (&block)[19][kChunk], lbm_pop* __restrict__ f_dst,
-                                             const LbmParams& p, const long long row, const int x0,
-                                             const int lo, const int hi) {
+// A chunk's collided block into storage: its lanes lo <= i < hi where the step streams its
+// stores (a chunk that shares cells with the next one stores only its own, so no line takes both
+// kinds of store), else all its lanes by ordinary stores.
+__forceinline__ void store_chunk(const float (&block)[19][kChunk], lbm_pop* __restrict__ f_dst, const LbmParams& p,
+                                 const long long row, const int x0, const int lo, const int hi) {
     const long long S = p.plane_stride;
-#pragma omp simd
-    for (int i = 0; i < kChunk; ++i) collide_block_lane<kCollision, kForce>(block, p, x0, i);
-    if (lo == 0 && hi == kChunk) {
-#define LBM_STORE_BLOCK(q, cx, cy, cz, w) store_block(f_dst + q * S + row + x0, block[q], p.stream_stores);
+    if ((lo == 0 && hi == kChunk) || !streams(p)) {
+#define LBM_STORE_BLOCK(q, cx, cy, cz, w) store_block(f_dst + q * S + row + x0, block[q], streams(p));
         D3Q19_LINKS(LBM_STORE_BLOCK)
 #undef LBM_STORE_BLOCK
     } else {
@@ -197,19 +206,63 @@ __forceinline__ void collide_and_store_block(float (&block)[19][kChunk], lbm_pop
     }
 }
 
-// A chunk of bulk cells: its 19 links' sources copied (converted from 16-bit storage) into a block
-// of floats, collided as one vector loop, and its cells lo <= i < hi stored.
+// A chunk's block (its 19 links' sources, as floats) collided as one vector loop and stored.
+template <int kCollision, bool kForce>
+__forceinline__ void collide_and_store_block(float (&block)[19][kChunk], lbm_pop* __restrict__ f_dst,
+                                             const LbmParams& p, const long long row, const int x0,
+                                             const int lo, const int hi) {
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) collide_block_lane<kCollision, kForce>(block, p, x0, i);
+    store_chunk(block, f_dst, p, row, x0, lo, hi);
+}
+
+// Lane i of a float32 chunk pulled from f_src, collided, and left in block for store_chunk.
+template <int kCollision, bool kForce>
+__forceinline__ void pull_collide_lane(float (&block)[19][kChunk], const lbm_pop* __restrict__ f_src,
+                                       const LbmParams& p, const int x0, const int i, const int ym,
+                                       const int y, const int yp, const int zm, const int z, const int zp) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    const int x = x0 + i, xm = x - 1, xp = x + 1;
+    float f[19];
+#define LBM_PULL_LANE(q, cx, cy, cz, w) f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);
+    D3Q19_LINKS(LBM_PULL_LANE)
+#undef LBM_PULL_LANE
+    lbm_collide<kCollision>(f, p, p.tau_x[x], kForce, nullptr);
+#define LBM_TO_BLOCK(q, cx, cy, cz, w) block[q][i] = f[q];
+    D3Q19_LINKS(LBM_TO_BLOCK)
+#undef LBM_TO_BLOCK
+}
+
+// A chunk of bulk cells, its cells lo <= i < hi stored (store_chunk). With float32 storage its
+// vector loop pulls each lane's populations itself and, unless the step streams its stores,
+// stores them too (copying the chunk through a block cost AVX2 builds 0.80-0.87 of the sphere
+// channel's and the car's MLUPs, docs/performance.md); with 16-bit storage it converts whole
+// blocks first and after (load_block, store_block).
 template <int kCollision, bool kForce>
 LBM_CHUNK_ATTR void bulk_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
                 const long long row, const int x0, const int lo, const int hi, const int ym, const int y,
                 const int yp, const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
-    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     alignas(64) float block[19][kChunk];
+#if LBM_STORAGE == LBM_STORAGE_FP32
+    if (!streams(p)) {
+#pragma omp simd
+        for (int i = 0; i < kChunk; ++i) {
+            const int x = x0 + i;
+            lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
+        }
+        return;
+    }
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) pull_collide_lane<kCollision, kForce>(block, f_src, p, x0, i, ym, y, yp, zm, z, zp);
+    store_chunk(block, f_dst, p, row, x0, lo, hi);
+#else
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
 #define LBM_LOAD_CHUNK(q, cx, cy, cz, w) load_block(block[q], f_src + q * S + LBM_BULK_ROW(cy, cz) + x0 - (cx));
     D3Q19_LINKS(LBM_LOAD_CHUNK)
 #undef LBM_LOAD_CHUNK
     collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0, lo, hi);
+#endif
 }
 
 // The kChunk values src_row[x0 - cx + i] of one link's source row as floats, the source x
@@ -431,7 +484,7 @@ void step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
         }
         flush_batch<kCollision>(batch, f_dst, p);
 #if defined(__SSE2__)
-        if (p.stream_stores) _mm_sfence();  // the chunks' stores, before the next step reads them
+        if (streams(p)) _mm_sfence();  // the chunks' stores, before the next step reads them
 #endif
     }
 }
