@@ -19,6 +19,13 @@ extern "C" __global__ void lbm_step(const lbm_pop* __restrict__ f_src, lbm_pop* 
         lbm_update_cell<LBM_COLLISION_BGK>(f_src, f_dst, p, n, x, y, z);
 }
 
+// The free-slip walls' populations of f before lbm_step reads them (lbm_fill_freeslip), one
+// thread per entry.
+extern "C" __global__ void lbm_fill_freeslip_cells(lbm_pop* __restrict__ f, const LbmParams p) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.n_freeslip) lbm_fill_freeslip(f, p, i);
+}
+
 extern "C" __global__ void lbm_init(lbm_pop* __restrict__ f, const float* __restrict__ moments,
                                     const long long n_cells, const long long plane_stride,
                                     const int collision) {

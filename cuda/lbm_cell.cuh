@@ -72,7 +72,7 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
 #undef LBM_SOURCE_FLAG
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
     {                                                                                        \
-        if (lbm_streams_plainly(nb[q])) {                                                    \
+        if (lbm_pulls_plainly(nb[q])) {                                                      \
             f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);                 \
         } else {                                                                             \
             f[q] = lbm_pull_from_wall<kCollision>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, nb, force); \

@@ -173,6 +173,11 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, pool_weight)    /* their weights */                                      \
     X(float*, pool_residual)        /* [4 k] each slot's residuals (lbm_wall_pool.cuh) */   \
     X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
+    X(const long long*, freeslip_dst) /* [m] populations (q S + cell) of the free-slip walls \
+                                       filled before each step from freeslip_src            \
+                                       (lbm_fill_freeslip) */                               \
+    X(const long long*, freeslip_src)                                                        \
+    X(long long, n_freeslip)                                                                 \
     X(int, stream_stores)           /* 1: the CPU shell's bulk chunks store non-temporally   \
                                        (populations of over 8 last-level caches); the       \
                                        GPU ignores it */                                    \

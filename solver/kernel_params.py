@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from solver import lattice
+from solver.grid import freeslip_fill
 from solver.lattice import HEADER
 from solver.law_of_the_wall import spalding_table
 
@@ -74,6 +75,17 @@ def pack_params(values: Mapping[str, Any], address: Callable[[Any], int]) -> Ker
     return KernelParams(values=dict(values), record=record)
 
 
+def freeslip_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
+    """The free-slip walls' fill (freeslip_dst, freeslip_src, n_freeslip: solver/grid.py,
+    freeslip_fill) as population indices q * plane_stride + cell, host arrays."""
+    q, cell, q_src, cell_src = freeslip_fill(flags)
+    return {
+        "freeslip_dst": q * plane_stride + cell,
+        "freeslip_src": q_src * plane_stride + cell_src,
+        "n_freeslip": len(q),
+    }
+
+
 def plain_box_values(
     flags: np.ndarray, tau: float, collision: int, cs2_smag: float = 0.0
 ) -> dict[str, Any]:
@@ -100,6 +112,7 @@ def plain_box_values(
         "pool_weight": np.zeros(0, np.float32),
         "pool_residual": np.zeros(0, np.float32),
         "n_pool_slots": 0,
+        **freeslip_params(flags, lattice.plane_stride(flags.size)),
         "stream_stores": 0,
         "nx": nx,
         "ny": ny,

@@ -34,7 +34,7 @@ from solver.grid import (
     relaxation_times,
     wall_mask,
 )
-from solver.kernel_params import KernelParams, pack_params
+from solver.kernel_params import KernelParams, freeslip_params, pack_params
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
@@ -190,6 +190,10 @@ class Simulation:
             "pool_weight": backend.asarray(pool.weight),
             "pool_residual": backend.zeros((4 * pool.n_slots,), np.float32),
             "n_pool_slots": pool.n_slots,
+            **{
+                key: backend.asarray(v) if isinstance(v, np.ndarray) else v
+                for key, v in freeslip_params(self.flags_host, self.plane_stride).items()
+            },
             "stream_stores": int(
                 backend.streams_stores(
                     2 * lattice.Q * self.plane_stride * self.population_dtype.itemsize

@@ -438,9 +438,10 @@ struct FlushDenormals {
 #endif
 };
 
-// One time step on the whole grid with one collision operator.
+// One time step on the whole grid with one collision operator: the free-slip walls of f_src
+// filled (lbm_fill_freeslip), then every row.
 template <int kCollision>
-void step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
+void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const unsigned char* flags = p.flags;
     const long long n_rows = (long long)ny * nz;
@@ -452,6 +453,8 @@ void step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
 #pragma omp parallel
     {
         const FlushDenormals flush;
+#pragma omp for schedule(static)
+        for (long long i = 0; i < p.n_freeslip; ++i) lbm_fill_freeslip(f_src, p, i);
         BoundaryBatch batch;
         batch.count = 0;
 #pragma omp for schedule(dynamic, rows_per_block) nowait
@@ -506,7 +509,7 @@ void fields(const lbm_pop* f, float* moments, const long long n_cells, const lon
 extern "C" {
 
 // One time step on the whole grid; params as described in ../lbm_lattice.cuh.
-void lbm_step(const lbm_pop* f_src, lbm_pop* f_dst, const LbmParams* params) {
+void lbm_step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams* params) {
     if (params->collision == LBM_COLLISION_ENTROPIC)
         step<LBM_COLLISION_ENTROPIC>(f_src, f_dst, *params);
     else
