@@ -75,8 +75,9 @@ __device__ __forceinline__ float lbm_moving_wall(const lbm_pop* __restrict__ f_s
     return (1.0f - s) * f_out - s * lbm_pop_load(f_src[mir * S + n]) - 2.0f * s * w;  // shifted populations
 }
 
-// Incoming population of link (q, c) at fluid cell (x, y, z), whose source cell x - c is a wall.
-// Adds the momentum the link hands to the body (gauge pressure: shifted populations) to *force.
+// Incoming population of link (q, c) at fluid cell (x, y, z), whose source cell x - c is a
+// no-slip or moving wall or the body (a free-slip wall is filled before the step and pulled
+// plainly: lbm_fill_freeslip). Adds the momentum the link hands to the body (gauge pressure: shifted populations) to *force.
 // q_links: the cell's 18 wall fractions (links 1..18) for interpolated bounce-back on the body,
 // or null for halfway bounce-back.
 // nb: the flags of the cell's link sources, nb[q] that of x - c_q (nb[q] is the wall's).
