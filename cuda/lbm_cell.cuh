@@ -16,8 +16,22 @@
     (nx * ((cy) > 0 ? ym : ((cy) < 0 ? yp : y)) + nxy * ((cz) > 0 ? zm : ((cz) < 0 ? zp : z)))
 #define LBM_BULK_SOURCE(cx, cy, cz) (((cx) > 0 ? xm : ((cx) < 0 ? xp : x)) + LBM_BULK_ROW(cy, cz))
 
-// A fluid cell whose neighbours all stream plainly. (xm, x, xp) etc. are the source coordinates
-// x-1, x, x+1 with periodic wrap already applied.
+// The pull and collision of a fluid cell whose neighbours all stream plainly, into f. (xm, x, xp)
+// etc. are the source coordinates x-1, x, x+1 with periodic wrap already applied.
+template <int kCollision>
+__device__ __forceinline__ void lbm_pull_collide_bulk_cell(const lbm_pop* __restrict__ f_src, const LbmParams& p,
+                                                           const int xm, const int x, const int xp,
+                                                           const int ym, const int y, const int yp,
+                                                           const int zm, const int z, const int zp,
+                                                           const bool has_force, float* f) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+#define LBM_PULL_BULK(q, cx, cy, cz, w) f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);
+    D3Q19_LINKS(LBM_PULL_BULK)
+#undef LBM_PULL_BULK
+    lbm_collide<kCollision>(f, p, p.tau_x[x], has_force, nullptr);
+}
+
+// A fluid cell whose neighbours all stream plainly, pulled, collided and stored at n.
 template <int kCollision>
 __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__ f_src,
                                                      lbm_pop* __restrict__ f_dst, const LbmParams& p,
@@ -26,12 +40,9 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__
                                                      const int ym, const int y, const int yp,
                                                      const int zm, const int z, const int zp,
                                                      const bool has_force) {
-    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    const long long S = p.plane_stride;
     float f[19];
-#define LBM_PULL_BULK(q, cx, cy, cz, w) f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);
-    D3Q19_LINKS(LBM_PULL_BULK)
-#undef LBM_PULL_BULK
-    lbm_collide<kCollision>(f, p, p.tau_x[x], has_force, nullptr);
+    lbm_pull_collide_bulk_cell<kCollision>(f_src, p, xm, x, xp, ym, y, yp, zm, z, zp, has_force, f);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
     D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE

@@ -118,13 +118,18 @@ def make_flags(case: CaseConfig, grid: Grid, body_cells: np.ndarray | None) -> n
     return flags
 
 
+def streams_plainly(types: np.ndarray) -> np.ndarray:
+    """Cells (by type, flags & TYPE_MASK) whose populations stream as they stand, as
+    lbm_streams_plainly in cuda/lbm_boundaries.cuh: fluid, inlet, outflow and ghost cells."""
+    return (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
+
+
 def mark_bulk(flags: np.ndarray) -> None:
     """Set FLAG_BULK on fluid cells whose 18 neighbours (periodic wrap) all stream plainly: fluid,
     inlet, outflow and ghost cells, and free-slip walls, whose populations are filled before each
     step (lbm_fill_freeslip in cuda/lbm_boundaries.cuh)."""
     types = flags & TYPE_MASK
-    plain = (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
-    plain |= types == FREESLIP
+    plain = streams_plainly(types) | (types == FREESLIP)
     bulk = types == FLUID
     for cx, cy, cz in lattice.C[1:]:
         bulk &= np.roll(plain, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
@@ -141,9 +146,10 @@ def freeslip_fill(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     -c_q bounces back. Returns int64 arrays (q, w, q', source cell), cells as flat indices."""
     types = flags & TYPE_MASK
     shape = np.array(flags.shape)  # z, y, x
-    plain = (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
+    plain = streams_plainly(types)
     walls = np.argwhere(types == FREESLIP)
-    link_of = {tuple(c): q for q, c in enumerate(lattice.C)}
+    link_of = np.zeros(27, np.int64)  # the link of each c, by (cz + 1) 9 + (cy + 1) 3 + cx + 1
+    link_of[(lattice.C[:, ::-1] + 1) @ np.array([9, 3, 1])] = np.arange(lattice.Q)
     parts = []
     for q in range(1, lattice.Q):
         c_zyx = lattice.C[q][::-1]
@@ -162,7 +168,7 @@ def freeslip_fill(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
             source[flip, axis] = x[flip, axis]
         flipped = np.any(mirror != c_zyx, axis=1)
         mirrored = flipped & plain[tuple(((x - mirror) % shape).T)]
-        q_mirror = np.array([link_of[tuple(m[::-1])] for m in mirror], np.int64)
+        q_mirror = link_of[(mirror + 1) @ np.array([9, 3, 1])]
         parts.append(
             (
                 np.full(len(w), q, np.int64),

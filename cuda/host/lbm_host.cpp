@@ -105,10 +105,10 @@ __forceinline__ void load_block(float* __restrict__ out, const lbm_pop* __restri
 
 // kChunk populations of storage (a 64-B aligned local block) to dst. With `stream` (streams(p))
 // and where dst starts on its own size's boundary (every chunk after a run's first), by
-// non-temporal stores: the line goes to memory
-// without first being read (the write-allocate read of an ordinary store is half again the bytes
-// a bulk cell moves), and a line is written either so or by ordinary stores within a step, never
-// both (bulk_run). step() fences the stores before the next step reads them.
+// non-temporal stores: the line goes to memory without first being read (the write-allocate read
+// of an ordinary store is half again the bytes a bulk cell moves), and a line is written either
+// so or by ordinary stores within a step, never both (bulk_run). step() fences the stores before
+// the next step reads them.
 __forceinline__ void stream_chunk(lbm_pop* __restrict__ dst, const lbm_pop* __restrict__ block, const bool stream) {
     constexpr int kBytes = kChunk * (int)sizeof(lbm_pop);
 #if defined(__SSE2__)
@@ -221,13 +221,9 @@ template <int kCollision, bool kForce>
 __forceinline__ void pull_collide_lane(float (&block)[19][kChunk], const lbm_pop* __restrict__ f_src,
                                        const LbmParams& p, const int x0, const int i, const int ym,
                                        const int y, const int yp, const int zm, const int z, const int zp) {
-    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
-    const int x = x0 + i, xm = x - 1, xp = x + 1;
+    const int x = x0 + i;
     float f[19];
-#define LBM_PULL_LANE(q, cx, cy, cz, w) f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);
-    D3Q19_LINKS(LBM_PULL_LANE)
-#undef LBM_PULL_LANE
-    lbm_collide<kCollision>(f, p, p.tau_x[x], kForce, nullptr);
+    lbm_pull_collide_bulk_cell<kCollision>(f_src, p, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce, f);
 #define LBM_TO_BLOCK(q, cx, cy, cz, w) block[q][i] = f[q];
     D3Q19_LINKS(LBM_TO_BLOCK)
 #undef LBM_TO_BLOCK
@@ -243,7 +239,6 @@ LBM_CHUNK_ATTR void bulk_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __res
                 const long long row, const int x0, const int lo, const int hi, const int ym, const int y,
                 const int yp, const int zm, const int z, const int zp) {
     prefetch_bulk(f_src, f_dst, p, row, x0, ym, y, yp, zm, z, zp);
-    alignas(64) float block[19][kChunk];
 #if LBM_STORAGE == LBM_STORAGE_FP32
     if (!streams(p)) {
 #pragma omp simd
@@ -253,11 +248,13 @@ LBM_CHUNK_ATTR void bulk_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __res
         }
         return;
     }
+    alignas(64) float block[19][kChunk];
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) pull_collide_lane<kCollision, kForce>(block, f_src, p, x0, i, ym, y, yp, zm, z, zp);
     store_chunk(block, f_dst, p, row, x0, lo, hi);
 #else
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    alignas(64) float block[19][kChunk];
 #define LBM_LOAD_CHUNK(q, cx, cy, cz, w) load_block(block[q], f_src + q * S + LBM_BULK_ROW(cy, cz) + x0 - (cx));
     D3Q19_LINKS(LBM_LOAD_CHUNK)
 #undef LBM_LOAD_CHUNK
