@@ -77,7 +77,8 @@ __device__ __forceinline__ float lbm_moving_wall(const lbm_pop* __restrict__ f_s
 
 // Incoming population of link (q, c) at fluid cell (x, y, z), whose source cell x - c is a
 // no-slip or moving wall or the body (a free-slip wall is filled before the step and pulled
-// plainly: lbm_fill_freeslip). Adds the momentum the link hands to the body (gauge pressure: shifted populations) to *force.
+// plainly: lbm_fill_freeslip). Adds the momentum the link hands to the body (gauge pressure:
+// shifted populations) to *force.
 // q_links: the cell's 18 wall fractions (links 1..18) for interpolated bounce-back on the body,
 // or null for halfway bounce-back.
 // nb: the flags of the cell's link sources, nb[q] that of x - c_q (nb[q] is the wall's).
@@ -123,8 +124,8 @@ __device__ __forceinline__ float lbm_pull_from_wall(const lbm_pop* __restrict__ 
 // copies population freeslip_src[i] (q' S + cell) to freeslip_dst[i]. Filling the wall cells,
 // not pulling from them cell by cell, leaves the fluid cells next to a plane free-slip wall bulk
 // cells (mark_bulk there): on the car at 64 cells 63% of the fluid cells next to a wall are next
-// to the tunnel's free-slip walls (docs/performance.md). The sources are fluid cells, never
-// a filled one.
+// to the tunnel's free-slip walls (docs/performance.md). The sources are cells that stream
+// plainly, never a filled wall, so the entries may be copied in any order.
 __device__ __forceinline__ void lbm_fill_freeslip(lbm_pop* __restrict__ f, const LbmParams& p,
                                                   const long long i) {
     f[p.freeslip_dst[i]] = f[p.freeslip_src[i]];
