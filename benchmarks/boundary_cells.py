@@ -4,10 +4,10 @@
     python benchmarks/boundary_cells.py cases/car.yaml resolution.cells_per_length=64
 
 Prints the grid, its fluid cells, the fluid cells that take the general pull now (those that are
-not bulk cells: next to a wall other than a free-slip one, or within two links of the body, whose
-slots report forces), those that took it before free-slip walls were filled before the step
-(these and the cells next to a free-slip wall), and how many of those lie next to the body, the
-moving road, a free-slip wall, a no-slip wall that is not the body (a cell may touch several).
+not bulk cells: next to the body or within two links of it, whose slots report forces), those
+that took it before the walls were filled before the step (solver/wall_fill.py: these and the
+cells next to a free-slip, moving or no-slip wall), and how many of those lie next to the body,
+the moving road, a free-slip wall, a no-slip wall that is not the body (a cell may touch several).
 Ends with one JSON line.
 """
 
@@ -51,19 +51,20 @@ def main() -> int:
         for name, mask in kinds.items():
             touches[name] |= np.roll(mask, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
     pull_now = fluid & ((flags & lattice.BULK) == 0)
-    pull_before = pull_now | (fluid & touches["free-slip wall"])
+    filled = touches["free-slip wall"] | touches["moving road"] | touches["other no-slip wall"]
+    pull_before = pull_now | (fluid & filled)
     counts = {
         "cells": int(flags.size),
         "fluid": int(fluid.sum()),
         "general_pull_now": int(pull_now.sum()),
-        "general_pull_before_the_fill": int(pull_before.sum()),
+        "general_pull_before_the_fills": int(pull_before.sum()),
         "of_those_next_to": {name: int((pull_before & m).sum()) for name, m in touches.items()},
     }
     nz, ny, nx = flags.shape
     print(f"grid {nx} x {ny} x {nz}: {counts['cells']} cells, {counts['fluid']} fluid")
-    before = counts["general_pull_before_the_fill"]
+    before = counts["general_pull_before_the_fills"]
     print(f"fluid cells taking the general pull now: {counts['general_pull_now']}")
-    print(f"before the free-slip fill: {before} ({before / counts['cells']:.2%} of the cells)")
+    print(f"before the walls were filled: {before} ({before / counts['cells']:.2%} of the cells)")
     for name, n in counts["of_those_next_to"].items():
         print(f"  of those next to {name}: {n} ({n / max(before, 1):.0%})")
     print(json.dumps({"benchmark": "boundary_cells", "case": args.case, **counts}))

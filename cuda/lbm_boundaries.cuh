@@ -120,7 +120,7 @@ __device__ __forceinline__ float lbm_pull_from_wall(const lbm_pop* __restrict__ 
 
 // Free-slip walls (FLAG_FREESLIP) are filled before each step and then stream plainly: link q of
 // a free-slip cell w gets the population that the fluid cell x = w + c_q takes from it, the
-// specular reflection, which the set-up finds once (solver/grid.py, freeslip_fill): entry i
+// specular reflection, which the set-up finds once (solver/wall_fill.py, freeslip_fill): entry i
 // copies population freeslip_src[i] (q' S + cell) to freeslip_dst[i]. Filling the wall cells,
 // not pulling from them cell by cell, leaves the fluid cells next to a plane free-slip wall bulk
 // cells (mark_bulk there): on the car at 64 cells 63% of the fluid cells next to a wall are next

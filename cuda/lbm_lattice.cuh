@@ -19,7 +19,8 @@
                          // plainly into its neighbours, is not updated by the step
 #define FLAG_TYPE_MASK 0x0F
 #define FLAG_BODY 0x10   // on a SOLID cell: links into it count in the body force
-#define FLAG_BULK 0x20   // on a FLUID cell: all 18 neighbours are fluid, inlet, outflow or ghost
+#define FLAG_BULK 0x20   // on a FLUID cell: it pulls all 18 links plainly (its neighbours stream
+                         // plainly or are walls filled before the step; solver/wall_fill.py mark_bulk)
 
 // ---- population storage (resolution.storage) --------------------------------------------------
 // The kernels compute in float32 whatever the storage; the population planes hold lbm_pop and are
@@ -178,6 +179,10 @@ __constant__ int LBM_LINK_OF[27] = {
                                        (lbm_fill_freeslip) */                               \
     X(const long long*, freeslip_src)                                                        \
     X(long long, n_freeslip)                                                                 \
+    X(const long long*, wall_fill_cells) /* [m] fluid cells whose links from the tunnel's    \
+                                       no-slip walls and the road are filled before each    \
+                                       step (lbm_fill_wall_links) */                        \
+    X(long long, n_wall_fill)                                                                \
     X(int, stream_stores)           /* 1: the CPU shell's bulk chunks store non-temporally   \
                                        (populations of over 8 last-level caches); the       \
                                        GPU ignores it */                                    \

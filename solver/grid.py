@@ -21,19 +21,9 @@ import numpy as np
 from solver import lattice
 from solver.boundary_conditions import Periodic, boundary_conditions
 from solver.config import CaseConfig
-from solver.lattice import (
-    BODY,
-    BULK,
-    FLUID,
-    FREESLIP,
-    GHOST,
-    INLET,
-    MOVING,
-    OUTFLOW,
-    SOLID,
-    TYPE_MASK,
-)
+from solver.lattice import BODY, FLUID, FREESLIP, INLET, MOVING, OUTFLOW, SOLID, TYPE_MASK
 from solver.units import LatticeUnits
+from solver.wall_fill import mark_bulk
 
 FACE_FLAG = {
     "noslip": SOLID,
@@ -116,72 +106,6 @@ def make_flags(case: CaseConfig, grid: Grid, body_cells: np.ndarray | None) -> n
         flags[inner][body_cells[inner]] = SOLID | BODY  # basic slices: flags[inner] is a view
     mark_bulk(flags)
     return flags
-
-
-def streams_plainly(types: np.ndarray) -> np.ndarray:
-    """Cells (by type, flags & TYPE_MASK) whose populations stream as they stand, as
-    lbm_streams_plainly in cuda/lbm_boundaries.cuh: fluid, inlet, outflow and ghost cells."""
-    return (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
-
-
-def mark_bulk(flags: np.ndarray) -> None:
-    """Set FLAG_BULK on fluid cells whose 18 neighbours (periodic wrap) all stream plainly: fluid,
-    inlet, outflow and ghost cells, and free-slip walls, whose populations are filled before each
-    step (lbm_fill_freeslip in cuda/lbm_boundaries.cuh)."""
-    types = flags & TYPE_MASK
-    plain = streams_plainly(types) | (types == FREESLIP)
-    bulk = types == FLUID
-    for cx, cy, cz in lattice.C[1:]:
-        bulk &= np.roll(plain, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
-    flags[bulk] |= BULK
-
-
-def freeslip_fill(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """What lbm_fill_freeslip copies before each step (cuda/lbm_boundaries.cuh): for each link q
-    from a free-slip wall cell w into a fluid cell x = w + c_q (periodic wrap), the population x
-    takes from w, the specular reflection. The components of c_q whose axis neighbour of x,
-    x - c_k e_k, is a free-slip wall flip, and the mirrored population q' comes from the cell
-    x - c_q with those components undone (it left that cell towards the wall); where none flips,
-    or the cell x - c_q' does not stream plainly (a corner), x's own population leaving along
-    -c_q bounces back. Returns int64 arrays (q, w, q', source cell), cells as flat indices."""
-    types = flags & TYPE_MASK
-    shape = np.array(flags.shape)  # z, y, x
-    plain = streams_plainly(types)
-    walls = np.argwhere(types == FREESLIP)
-    link_of = np.zeros(27, np.int64)  # the link of each c, by (cz + 1) 9 + (cy + 1) 3 + cx + 1
-    link_of[(lattice.C[:, ::-1] + 1) @ np.array([9, 3, 1])] = np.arange(lattice.Q)
-    parts = []
-    for q in range(1, lattice.Q):
-        c_zyx = lattice.C[q][::-1]
-        x = (walls + c_zyx) % shape
-        into_fluid = types[tuple(x.T)] == FLUID
-        w, x = walls[into_fluid], x[into_fluid]
-        mirror = np.tile(c_zyx, (len(x), 1))
-        source = (x - c_zyx) % shape
-        for axis in range(3):
-            if c_zyx[axis] == 0:
-                continue
-            step = np.zeros(3, np.int64)
-            step[axis] = c_zyx[axis]
-            flip = types[tuple(((x - step) % shape).T)] == FREESLIP
-            mirror[flip, axis] = -c_zyx[axis]
-            source[flip, axis] = x[flip, axis]
-        flipped = np.any(mirror != c_zyx, axis=1)
-        mirrored = flipped & plain[tuple(((x - mirror) % shape).T)]
-        q_mirror = link_of[(mirror + 1) @ np.array([9, 3, 1])]
-        parts.append(
-            (
-                np.full(len(w), q, np.int64),
-                np.ravel_multi_index(tuple(w.T), flags.shape),
-                np.where(mirrored, q_mirror, lattice.OPP[q]),
-                np.where(
-                    mirrored,
-                    np.ravel_multi_index(tuple(source.T), flags.shape),
-                    np.ravel_multi_index(tuple(x.T), flags.shape),
-                ),
-            )
-        )
-    return tuple(np.concatenate([p[i] for p in parts]).astype(np.int64) for i in range(4))
 
 
 def body_neighbour_index(flags: np.ndarray, layers: int = 2) -> np.ndarray:

@@ -18,9 +18,9 @@ from typing import Any
 import numpy as np
 
 from solver import lattice
-from solver.grid import freeslip_fill
 from solver.lattice import HEADER
 from solver.law_of_the_wall import spalding_table
+from solver.wall_fill import freeslip_fill, wall_fill_cells
 
 _SCALARS = {"int": np.int32, "long long": np.int64, "float": np.float32}
 
@@ -75,14 +75,19 @@ def pack_params(values: Mapping[str, Any], address: Callable[[Any], int]) -> Ker
     return KernelParams(values=dict(values), record=record)
 
 
-def freeslip_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
-    """The free-slip walls' fill (freeslip_dst, freeslip_src, n_freeslip: solver/grid.py,
-    freeslip_fill) as population indices q * plane_stride + cell, host arrays."""
+def wall_fill_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
+    """What is filled into the walls before each step (solver/grid.py, filled_walls), host
+    arrays: the free-slip walls' copies (freeslip_dst, freeslip_src, n_freeslip: freeslip_fill)
+    as population indices q * plane_stride + cell, and the cells whose links from the other walls
+    that are not the body are filled (wall_fill_cells, n_wall_fill)."""
     q, cell, q_src, cell_src = freeslip_fill(flags)
+    cells = wall_fill_cells(flags)
     return {
         "freeslip_dst": q * plane_stride + cell,
         "freeslip_src": q_src * plane_stride + cell_src,
         "n_freeslip": len(q),
+        "wall_fill_cells": cells,
+        "n_wall_fill": len(cells),
     }
 
 
@@ -112,7 +117,7 @@ def plain_box_values(
         "pool_weight": np.zeros(0, np.float32),
         "pool_residual": np.zeros(0, np.float32),
         "n_pool_slots": 0,
-        **freeslip_params(flags, lattice.plane_stride(flags.size)),
+        **wall_fill_params(flags, lattice.plane_stride(flags.size)),
         "stream_stores": 0,
         "nx": nx,
         "ny": ny,

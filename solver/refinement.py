@@ -35,8 +35,8 @@ import numpy as np
 
 from solver import lattice
 from solver.backends.base import Backend
-from solver.grid import mark_bulk
 from solver.kernel_params import KernelParams, pack_params, plain_box_values
+from solver.wall_fill import mark_bulk
 
 #: fine layers before and after the box on one side of an axis: coupled to the coarse level (a
 #: ghost ring of two cells), on a wall of the domain (the fine level's own boundary layer, one

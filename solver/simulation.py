@@ -30,15 +30,15 @@ from solver.grid import (
     inlet_profile,
     make_flags,
     make_grid,
-    mark_bulk,
     relaxation_times,
     wall_mask,
 )
-from solver.kernel_params import KernelParams, freeslip_params, pack_params
+from solver.kernel_params import KernelParams, pack_params, wall_fill_params
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
+from solver.wall_fill import mark_bulk
 from solver.wall_geometry import slot_wall_geometry
 from solver.wall_pool import wall_pool
 
@@ -192,7 +192,7 @@ class Simulation:
             "n_pool_slots": pool.n_slots,
             **{
                 key: backend.asarray(v) if isinstance(v, np.ndarray) else v
-                for key, v in freeslip_params(self.flags_host, self.plane_stride).items()
+                for key, v in wall_fill_params(self.flags_host, self.plane_stride).items()
             },
             "stream_stores": int(
                 backend.streams_stores(

@@ -139,8 +139,8 @@ def run_periodic_step(
     import numpy as np
 
     from solver import lattice
-    from solver.grid import mark_bulk
     from solver.kernel_params import pack_params, plain_box_values
+    from solver.wall_fill import mark_bulk
 
     _, nz, ny, nx = f.shape
     n = nx * ny * nz

@@ -138,7 +138,7 @@ def test_free_slip_fill_is_the_specular_reflection():
     the population with the wall-normal components of c_q reversed that left its neighbour along
     the wall; in the edge where the two walls meet, both components flip."""
     from solver import lattice
-    from solver.grid import freeslip_fill
+    from solver.wall_fill import freeslip_fill
 
     flags = np.full((4, 5, 6), lattice.FLUID, np.uint8)  # [z, y, x]
     flags[:, 0, :] = lattice.FREESLIP
@@ -161,7 +161,62 @@ def test_free_slip_fill_is_the_specular_reflection():
     assert np.all(flags.reshape(-1)[source] == lattice.FLUID)
     assert len(table) == len(q)
     # the fluid cells next to the walls are bulk cells, as the fill lets them stream plainly
-    from solver.grid import mark_bulk
+    from solver.wall_fill import mark_bulk
 
     mark_bulk(flags)
     assert np.all(flags[1:, 1:, :] & lattice.BULK)
+
+
+@pytest.mark.parametrize("model", ["none", "loglaw"])
+def test_filled_walls_give_the_general_pull(cpu, model):
+    """The cells next to the tunnel's no-slip walls and the road stream as bulk cells from walls
+    filled before the step (lbm_fill_wall_links, cuda/lbm_cell.cuh): one entropic LES step on a
+    box 20 x 7 x 6 (x, y, z; periodic along x) with a resting no-slip wall at y = 0, a free-slip
+    wall at y = 6, a road moving at 0.05 along x at z = 0 and a resting wall at z = 5, a body
+    force and a disturbed flow, equals the step in which every fluid cell takes the general pull
+    (no cell bulk, nothing filled) to float32 round-off, with and without the wall model."""
+    from solver import lattice
+    from solver.kernel_params import pack_params, plain_box_values
+    from solver.wall_fill import mark_bulk
+
+    nz, ny, nx = 6, 7, 20
+    flags = np.full((nz, ny, nx), lattice.FLUID, np.uint8)
+    flags[:, 0, :] = lattice.SOLID
+    flags[:, -1, :] = lattice.FREESLIP
+    flags[0, :, :] = lattice.MOVING
+    flags[-1, :, :] = lattice.SOLID
+    n = flags.size
+    stride = lattice.plane_stride(n)
+    rng = np.random.default_rng(3)
+    moments = np.zeros((4, n), np.float32)
+    moments[0] = 1.0 + 0.01 * rng.standard_normal(n)
+    moments[1] = 0.08 + 0.02 * rng.standard_normal(n)
+    moments[2:] = 0.02 * rng.standard_normal((2, n))
+    src = np.zeros(19 * stride, np.float32)
+    entropic = lattice.COLLISIONS["entropic"]
+    cpu.init_equilibrium(src, moments.reshape(-1), n, stride, entropic)
+    cu = lattice.C[:, 0] * 0.05  # the road's polynomial equilibrium, shifted (the same for both)
+    feq = (lattice.W * (3 * cu + 4.5 * cu**2 - 1.5 * 0.05**2)).astype(np.float32)
+
+    def step(cell_flags):
+        values = plain_box_values(cell_flags, 0.51, entropic, 0.16**2)
+        values.update(
+            wall_model=lattice.WALL_MODELS[model],
+            wall_sample=2,
+            wall_feq=feq,
+            wall_ux=0.05,
+            has_force=1,
+            gx=1e-5,
+        )
+        dst = np.zeros_like(src)
+        cpu.step(src.copy(), dst, pack_params(values, cpu.address), np.zeros((3, 3)))
+        return dst.reshape(19, stride)[:, :n]
+
+    filled = flags.copy()
+    mark_bulk(filled)
+    fluid = (flags == lattice.FLUID).reshape(-1)
+    assert np.all(filled.reshape(-1)[fluid] & lattice.BULK)  # the fill lets them stream plainly
+    general = step(flags)[:, fluid]
+    bulk = step(filled)[:, fluid]
+    assert np.abs(general).max() > 1e-3
+    np.testing.assert_allclose(bulk, general, rtol=0, atol=2e-7)

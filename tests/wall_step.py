@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver import lattice
-from solver.grid import body_neighbour_index, links_into_body, mark_bulk
+from solver.grid import body_neighbour_index, links_into_body
 from solver.kernel_params import pack_params, plain_box_values
+from solver.wall_fill import mark_bulk
 from solver.wall_geometry import slot_wall_geometry
 
 

@@ -127,6 +127,10 @@ class CudaBackend(Backend):
         if n_freeslip:  # the free-slip walls' populations, which the step then pulls plainly
             fill = self._function("lbm_fill_freeslip_cells", f_src)
             fill(self._blocks(n_freeslip), (THREADS_PER_BLOCK,), (f_src, params.record))
+        n_wall_fill = int(params["n_wall_fill"])
+        if n_wall_fill:  # the links the cells next to the other walls take from them
+            fill = self._function("lbm_fill_wall_cells", f_src)
+            fill(self._blocks(n_wall_fill), (THREADS_PER_BLOCK,), (f_src, params.record))
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))

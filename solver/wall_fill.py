@@ -1,0 +1,116 @@
+"""Which fluid cells pull every link plainly, and what the walls are filled with before each step
+so that the cells next to them do.
+
+A bulk cell (FLAG_BULK) pulls its 18 links from their source cells as they stand: the kernels'
+vector loop takes it, where a cell next to a wall would take the general pull cell by cell
+(cuda/lbm_cell.cuh). A wall counts as plain when its populations are filled before each step with
+what its fluid neighbours take from it: free-slip walls (freeslip_fill, lbm_fill_freeslip in
+cuda/lbm_boundaries.cuh) and the no-slip and moving walls that are not the body (wall_fill_cells,
+lbm_fill_wall_links in cuda/lbm_cell.cuh). Arrays are indexed [z, y, x], flat index
+n = x + nx (y + ny z), periodic wrap along every axis (a wall layer stops it where there is one).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver import lattice
+from solver.lattice import (
+    BODY,
+    BULK,
+    FLUID,
+    FREESLIP,
+    GHOST,
+    INLET,
+    MOVING,
+    OUTFLOW,
+    SOLID,
+    TYPE_MASK,
+)
+
+
+def streams_plainly(types: np.ndarray) -> np.ndarray:
+    """Cells (by type, flags & TYPE_MASK) whose populations stream as they stand, as
+    lbm_streams_plainly in cuda/lbm_boundaries.cuh: fluid, inlet, outflow and ghost cells."""
+    return (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
+
+
+def filled_walls(flags: np.ndarray) -> np.ndarray:
+    """Wall cells whose populations are filled before each step with what their fluid neighbours
+    take from them, so that those neighbours pull them plainly: free-slip walls
+    (lbm_fill_freeslip in cuda/lbm_boundaries.cuh), and the no-slip and moving walls that are not
+    the body (the tunnel's walls and the road: lbm_fill_wall_links in cuda/lbm_cell.cuh)."""
+    types = flags & TYPE_MASK
+    return (types == FREESLIP) | (((types == SOLID) | (types == MOVING)) & ((flags & BODY) == 0))
+
+
+def mark_bulk(flags: np.ndarray) -> None:
+    """Set FLAG_BULK on fluid cells whose 18 neighbours (periodic wrap) all stream plainly (fluid,
+    inlet, outflow and ghost cells) or are filled walls (filled_walls). A caller that takes
+    FLAG_BULK off a cell afterwards (a cell that reports for the body) leaves it to the general
+    pull, which applies the same wall rules itself."""
+    types = flags & TYPE_MASK
+    plain = streams_plainly(types) | filled_walls(flags)
+    bulk = types == FLUID
+    for cx, cy, cz in lattice.C[1:]:
+        bulk &= np.roll(plain, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
+    flags[bulk] |= BULK
+
+
+def freeslip_fill(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What lbm_fill_freeslip copies before each step (cuda/lbm_boundaries.cuh): for each link q
+    from a free-slip wall cell w into a fluid cell x = w + c_q (periodic wrap), the population x
+    takes from w, the specular reflection. The components of c_q whose axis neighbour of x,
+    x - c_k e_k, is a free-slip wall flip, and the mirrored population q' comes from the cell
+    x - c_q with those components undone (it left that cell towards the wall); where none flips,
+    or the cell x - c_q' does not stream plainly (a corner), x's own population leaving along
+    -c_q bounces back. Returns int64 arrays (q, w, q', source cell), cells as flat indices."""
+    types = flags & TYPE_MASK
+    shape = np.array(flags.shape)  # z, y, x
+    plain = streams_plainly(types)
+    walls = np.argwhere(types == FREESLIP)
+    link_of = np.zeros(27, np.int64)  # the link of each c, by (cz + 1) 9 + (cy + 1) 3 + cx + 1
+    link_of[(lattice.C[:, ::-1] + 1) @ np.array([9, 3, 1])] = np.arange(lattice.Q)
+    parts = []
+    for q in range(1, lattice.Q):
+        c_zyx = lattice.C[q][::-1]
+        x = (walls + c_zyx) % shape
+        into_fluid = types[tuple(x.T)] == FLUID
+        w, x = walls[into_fluid], x[into_fluid]
+        mirror = np.tile(c_zyx, (len(x), 1))
+        source = (x - c_zyx) % shape
+        for axis in range(3):
+            if c_zyx[axis] == 0:
+                continue
+            step = np.zeros(3, np.int64)
+            step[axis] = c_zyx[axis]
+            flip = types[tuple(((x - step) % shape).T)] == FREESLIP
+            mirror[flip, axis] = -c_zyx[axis]
+            source[flip, axis] = x[flip, axis]
+        flipped = np.any(mirror != c_zyx, axis=1)
+        mirrored = flipped & plain[tuple(((x - mirror) % shape).T)]
+        q_mirror = link_of[(mirror + 1) @ np.array([9, 3, 1])]
+        parts.append(
+            (
+                np.full(len(w), q, np.int64),
+                np.ravel_multi_index(tuple(w.T), flags.shape),
+                np.where(mirrored, q_mirror, lattice.OPP[q]),
+                np.where(
+                    mirrored,
+                    np.ravel_multi_index(tuple(source.T), flags.shape),
+                    np.ravel_multi_index(tuple(x.T), flags.shape),
+                ),
+            )
+        )
+    return tuple(np.concatenate([p[i] for p in parts]).astype(np.int64) for i in range(4))
+
+
+def wall_fill_cells(flags: np.ndarray) -> np.ndarray:
+    """Flat indices (int64, ascending) of the bulk cells next to a no-slip or moving wall that is
+    not the body, whose links from it lbm_fill_wall_links writes into that wall before each step."""
+    types = flags & TYPE_MASK
+    walls = ((types == SOLID) | (types == MOVING)) & ((flags & BODY) == 0)
+    near = np.zeros(flags.shape, bool)
+    for cx, cy, cz in lattice.C[1:]:
+        near |= np.roll(walls, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
+    return np.flatnonzero(near & ((flags & BULK) != 0)).astype(np.int64)
