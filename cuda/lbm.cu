@@ -27,14 +27,14 @@ extern "C" __global__ void lbm_fill_freeslip_cells(lbm_pop* __restrict__ f, cons
 }
 
 // The links of the fluid cells next to the tunnel's no-slip walls and the road, into those walls'
-// populations of f before lbm_step reads them (lbm_fill_wall_links), one thread per cell.
+// populations of f before lbm_step reads them (lbm_fill_wall_cell), one thread per cell.
 extern "C" __global__ void lbm_fill_wall_cells(lbm_pop* __restrict__ f, const LbmParams p) {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= p.n_wall_fill) return;
     if (p.collision == LBM_COLLISION_ENTROPIC)
-        lbm_fill_wall_links<LBM_COLLISION_ENTROPIC>(f, p, i);
+        lbm_fill_wall_cell<LBM_COLLISION_ENTROPIC>(f, p, i);
     else
-        lbm_fill_wall_links<LBM_COLLISION_BGK>(f, p, i);
+        lbm_fill_wall_cell<LBM_COLLISION_BGK>(f, p, i);
 }
 
 extern "C" __global__ void lbm_init(lbm_pop* __restrict__ f, const float* __restrict__ moments,

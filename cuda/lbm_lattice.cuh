@@ -182,6 +182,8 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const long long*, wall_fill_cells) /* [m] fluid cells whose links from the tunnel's    \
                                        no-slip walls and the road are filled before each    \
                                        step (lbm_fill_wall_links) */                        \
+    X(const int*, wall_fill_face)   /* [m] each such cell's plane wall (lbm_fill_plane_wall: \
+                                       its face link, plus 6 for the road), or 0 */         \
     X(long long, n_wall_fill)                                                                \
     X(int, stream_stores)           /* 1: the CPU shell's bulk chunks store non-temporally   \
                                        (populations of over 8 last-level caches); the       \

@@ -20,7 +20,7 @@ import numpy as np
 from solver import lattice
 from solver.lattice import HEADER
 from solver.law_of_the_wall import spalding_table
-from solver.wall_fill import freeslip_fill, wall_fill_cells
+from solver.wall_fill import freeslip_fill, wall_fill_cells, wall_fill_faces
 
 _SCALARS = {"int": np.int32, "long long": np.int64, "float": np.float32}
 
@@ -79,7 +79,8 @@ def wall_fill_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
     """What is filled into the walls before each step (solver/grid.py, filled_walls), host
     arrays: the free-slip walls' copies (freeslip_dst, freeslip_src, n_freeslip: freeslip_fill)
     as population indices q * plane_stride + cell, and the cells whose links from the other walls
-    that are not the body are filled (wall_fill_cells, n_wall_fill)."""
+    that are not the body are filled (wall_fill_cells, n_wall_fill) with the plane wall of each
+    (wall_fill_face: wall_fill_faces)."""
     q, cell, q_src, cell_src = freeslip_fill(flags)
     cells = wall_fill_cells(flags)
     return {
@@ -87,6 +88,7 @@ def wall_fill_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
         "freeslip_src": q_src * plane_stride + cell_src,
         "n_freeslip": len(q),
         "wall_fill_cells": cells,
+        "wall_fill_face": wall_fill_faces(flags, cells),
         "n_wall_fill": len(cells),
     }
 

@@ -114,3 +114,37 @@ def wall_fill_cells(flags: np.ndarray) -> np.ndarray:
     for cx, cy, cz in lattice.C[1:]:
         near |= np.roll(walls, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
     return np.flatnonzero(near & ((flags & BULK) != 0)).astype(np.int64)
+
+
+def wall_fill_faces(flags: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """int32 per cell of `cells` (wall_fill_cells): where its only wall is one plane across a face,
+    the face's link (1 .. 6 for +x, -x, +y, -y, +z, -z: the link whose source is the wall straight
+    across), plus 6 for the moving road, for lbm_fill_plane_wall; 0 where the cell takes the general
+    lbm_fill_wall_links (an edge or corner, a moving wall across an x face). A plane: exactly one
+    of the six axis neighbours is a wall (no-slip or moving, not the body), the five links with its
+    component come from walls of that kind, and no other link comes from such a wall."""
+    types = flags & TYPE_MASK
+    not_body = (flags & BODY) == 0
+    kind = np.where(not_body & (types == SOLID), 1, np.where(not_body & (types == MOVING), 2, 0))
+    zyx = np.array(np.unravel_index(cells, flags.shape)).T
+    shape = np.array(flags.shape)
+    source_kind = np.stack(
+        [kind[tuple(((zyx - c[::-1]) % shape).T)] for c in lattice.C[1:]], axis=1
+    )  # [cells, 18]: the kind of wall each link comes from, 0 for none
+    faces = np.zeros(len(cells), np.int32)
+    n_axis_walls = (source_kind[:, :6] > 0).sum(axis=1)
+    for q_face in range(1, 7):
+        axis = (q_face - 1) // 2
+        side = lattice.C[q_face][axis]
+        member = lattice.C[1:, axis] == side
+        wall = source_kind[:, q_face - 1]
+        plane = (
+            (n_axis_walls == 1)
+            & (wall > 0)
+            & np.all(source_kind[:, member] == wall[:, None], axis=1)
+            & np.all(source_kind[:, ~member] == 0, axis=1)
+        )
+        moving = wall == 2
+        plane &= ~moving | (axis > 0)
+        faces[plane] = q_face + 6 * moving[plane]
+    return faces

@@ -437,7 +437,7 @@ struct FlushDenormals {
 
 // One time step on the whole grid with one collision operator: the free-slip walls of f_src
 // filled (lbm_fill_freeslip) and the other walls' links of the cells listed for it
-// (lbm_fill_wall_links), then every row.
+// (lbm_fill_wall_cell), then every row.
 template <int kCollision>
 void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
@@ -454,7 +454,7 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
 #pragma omp for schedule(static) nowait
         for (long long i = 0; i < p.n_freeslip; ++i) lbm_fill_freeslip(f_src, p, i);
 #pragma omp for schedule(static)
-        for (long long i = 0; i < p.n_wall_fill; ++i) lbm_fill_wall_links<kCollision>(f_src, p, i);
+        for (long long i = 0; i < p.n_wall_fill; ++i) lbm_fill_wall_cell<kCollision>(f_src, p, i);
         BoundaryBatch batch;
         batch.count = 0;
 #pragma omp for schedule(dynamic, rows_per_block) nowait
