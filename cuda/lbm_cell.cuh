@@ -48,6 +48,17 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__
 #undef LBM_STORE
 }
 
+// The flags of a cell's link sources, nb[q] that of x - c_q, from its neighbours' coordinates with
+// periodic wrap applied (xm = x - 1 wrapped, ...).
+__device__ __forceinline__ void lbm_source_flags(const LbmParams& p, const int xm, const int x, const int xp,
+                                                 const int ym, const int y, const int yp, const int zm,
+                                                 const int z, const int zp, unsigned char* nb) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
+#define LBM_SOURCE_FLAG(q, cx, cy, cz, w) nb[q] = p.flags[LBM_BULK_SOURCE(cx, cy, cz)];
+    D3Q19_LINKS(LBM_SOURCE_FLAG)
+#undef LBM_SOURCE_FLAG
+}
+
 // The pull of a fluid cell next to a wall or with special neighbours: every link checks its
 // source cell, and the links from a wall take its rule, adding the momentum they hand to the body
 // to force. With the wall model on, the wall links then take the model's blend
@@ -78,9 +89,7 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
     const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
               yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
     unsigned char nb[19];
-#define LBM_SOURCE_FLAG(q, cx, cy, cz, w) nb[q] = p.flags[LBM_BULK_SOURCE(cx, cy, cz)];
-    D3Q19_LINKS(LBM_SOURCE_FLAG)
-#undef LBM_SOURCE_FLAG
+    lbm_source_flags(p, xm, x, xp, ym, y, yp, zm, z, zp, nb);
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
     {                                                                                        \
         if (lbm_pulls_plainly(nb[q])) {                                                      \
@@ -133,26 +142,23 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
 }
 
 // The tunnel's no-slip walls and the rolling road are filled before each step, as the free-slip
-// walls are (lbm_fill_freeslip): a fluid cell next to them that is next to nothing else but cells
-// it pulls plainly (entry i of p.wall_fill_cells: solver/wall_fill.py, wall_fill_cells) takes its links
-// from those walls by the wall rules (lbm_pull_from_wall) and, with the wall model on, its blend
-// (lbm_wall_function), the very values the general pull would give it, and they are written where
-// its pull reads them: link q's into the wall cell n - c_q, a population no other cell reads. The
-// cell then streams as a bulk cell. The rules read f at fluid cells only (the cell's outgoing
+// walls are (lbm_fill_freeslip): a fluid cell n next to them that is next to nothing else but cells
+// it pulls plainly (an entry of p.wall_fill_cells: solver/wall_fill.py, wall_fill_cells) takes its
+// links from those walls by the wall rules (lbm_pull_from_wall) and, with the wall model on, its
+// blend (lbm_wall_function), the very values the general pull would give it, and they are written
+// where its pull reads them: link q's into the wall cell n - c_q, a population no other cell reads.
+// The cell then streams as a bulk cell. The rules read f at fluid cells only (the cell's outgoing
 // populations, the wall model's sample), never at a wall, so the entries may be filled in any order
 // and beside the free-slip walls. On the channel 6% of the cells are next to a wall, and their
 // general pull and batched collision took 20-33% of the step (docs/performance.md).
 template <int kCollision>
-__device__ __forceinline__ void lbm_fill_wall_links(lbm_pop* f, const LbmParams& p, const long long i) {
-    const long long n = p.wall_fill_cells[i];
+__device__ __forceinline__ void lbm_fill_wall_links(lbm_pop* f, const LbmParams& p, const long long n,
+                                                    const int xm, const int x, const int xp, const int ym,
+                                                    const int y, const int yp, const int zm, const int z,
+                                                    const int zp) {
     const long long S = p.plane_stride, nx = p.nx, nxy = (long long)p.nx * p.ny;
-    const int x = (int)(n % nx), y = (int)((n / nx) % p.ny), z = (int)(n / nxy);
-    const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
-              yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
     unsigned char nb[19];
-#define LBM_SOURCE_FLAG(q, cx, cy, cz, w) nb[q] = p.flags[LBM_BULK_SOURCE(cx, cy, cz)];
-    D3Q19_LINKS(LBM_SOURCE_FLAG)
-#undef LBM_SOURCE_FLAG
+    lbm_source_flags(p, xm, x, xp, ym, y, yp, zm, z, zp, nb);
     float f_in[19], force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
 #define LBM_WALL_RULE(q, cx, cy, cz, w) \
     f_in[q] = lbm_pulls_plainly(nb[q]) ? 0.0f : lbm_pull_from_wall<kCollision>(f, nullptr, p, n, q, cx, cy, cz, w, x, y, z, nb, force);
@@ -279,7 +285,7 @@ __device__ __forceinline__ void lbm_fill_wall_cell(lbm_pop* f, const LbmParams& 
         LBM_PLANE_CASE(12, 6, true)
 #undef LBM_PLANE_CASE
         default:
-            lbm_fill_wall_links<kCollision>(f, p, i);
+            lbm_fill_wall_links<kCollision>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp);
     }
 }
 
