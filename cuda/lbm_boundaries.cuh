@@ -147,37 +147,52 @@ __device__ __forceinline__ void lbm_fill_freeslip(lbm_pop* __restrict__ f, const
 // Outflow: non-equilibrium extrapolation (Guo, Zheng & Shi 2002, Chinese Phys. 11, 366),
 // f = feq(1, u_nb) + f_nb - feq(rho_nb, u_nb): zero-gradient velocity at the reference pressure;
 // the sponge before it damps what would feed back.
+//
+// The inlet cell's populations from its inner neighbour's f_nb (x + 1), its inlet velocity and
+// its density state drho_b (p.inlet_drho, updated here), into f.
+template <int kCollision>
+__device__ __forceinline__ void lbm_inlet_populations(const float* f_nb, const float u_inlet, const float relax,
+                                                      float* drho_b, float* f) {
+    float drho_nb = 0.0f;
+#define LBM_INLET_DENSITY(q, cx, cy, cz, w) drho_nb += f_nb[q];
+    D3Q19_LINKS(LBM_INLET_DENSITY)
+#undef LBM_INLET_DENSITY
+    *drho_b += relax * (drho_nb - *drho_b);
+    lbm_equilibrium<kCollision>(f, 1.0f + *drho_b, u_inlet, 0.0f, 0.0f);
+}
+
+// The outflow cell's populations from its inner neighbour's f_nb (x - 1), into f.
+template <int kCollision>
+__device__ __forceinline__ void lbm_outflow_populations(const float* f_nb, float* f) {
+    float rho_nb, ux_nb, uy_nb, uz_nb, feq_nb[19];
+    lbm_moments<kCollision>(f_nb, &rho_nb, &ux_nb, &uy_nb, &uz_nb);
+    lbm_equilibrium<kCollision>(feq_nb, rho_nb, ux_nb, uy_nb, uz_nb);
+    lbm_equilibrium<kCollision>(f, 1.0f, ux_nb, uy_nb, uz_nb);
+#define LBM_OUTFLOW(q, cx, cy, cz, w) f[q] += f_nb[q] - feq_nb[q];
+    D3Q19_LINKS(LBM_OUTFLOW)
+#undef LBM_OUTFLOW
+}
+
+// One open cell n of a step: an inlet (its index inlet >= 0 in p.u_inlet and p.inlet_drho) or an
+// outflow (inlet = -1), from its inner neighbour in f_src into f_dst. The CPU shell batches the
+// two functions above instead, so that they run as vector loops.
 template <int kCollision>
 __device__ __forceinline__ void lbm_update_open_cell(const lbm_pop* __restrict__ f_src,
                                                      lbm_pop* __restrict__ f_dst, const LbmParams& p,
                                                      const long long n, const long long inlet) {
-    const long long S = p.plane_stride;
-    float feq_b[19];
-    if (inlet >= 0) {
-        const float u_inlet = p.u_inlet[inlet];
-        float drho_nb = 0.0f;
-#define LBM_INLET_DENSITY(q, cx, cy, cz, w) drho_nb += lbm_pop_load(f_src[q * S + n + 1]);
-        D3Q19_LINKS(LBM_INLET_DENSITY)
-#undef LBM_INLET_DENSITY
-        float drho_b = p.inlet_drho[inlet];
-        drho_b += p.inlet_relax * (drho_nb - drho_b);
-        p.inlet_drho[inlet] = drho_b;
-        lbm_equilibrium<kCollision>(feq_b, 1.0f + drho_b, u_inlet, 0.0f, 0.0f);
-#define LBM_STORE_INLET(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(feq_b[q]);
-        D3Q19_LINKS(LBM_STORE_INLET)
-#undef LBM_STORE_INLET
-        return;
-    }
-    const long long nb = n - 1;
-    float f_nb[19], feq_nb[19];
+    const long long S = p.plane_stride, nb = inlet >= 0 ? n + 1 : n - 1;
+    float f_nb[19], f[19];
 #define LBM_LOAD_NB(q, cx, cy, cz, w) f_nb[q] = lbm_pop_load(f_src[q * S + nb]);
     D3Q19_LINKS(LBM_LOAD_NB)
 #undef LBM_LOAD_NB
-    float rho_nb, ux_nb, uy_nb, uz_nb;
-    lbm_moments<kCollision>(f_nb, &rho_nb, &ux_nb, &uy_nb, &uz_nb);
-    lbm_equilibrium<kCollision>(feq_nb, rho_nb, ux_nb, uy_nb, uz_nb);
-    lbm_equilibrium<kCollision>(feq_b, 1.0f, ux_nb, uy_nb, uz_nb);
-#define LBM_STORE_OUTFLOW(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(feq_b[q] + (f_nb[q] - feq_nb[q]));
-    D3Q19_LINKS(LBM_STORE_OUTFLOW)
-#undef LBM_STORE_OUTFLOW
+    if (inlet >= 0) {
+        float drho_b = p.inlet_drho[inlet];
+        lbm_inlet_populations<kCollision>(f_nb, p.u_inlet[inlet], p.inlet_relax, &drho_b, f);
+        p.inlet_drho[inlet] = drho_b;
+    } else {
+        lbm_outflow_populations<kCollision>(f_nb, f);
+    }
+#define LBM_STORE_OPEN(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
+    D3Q19_LINKS(LBM_STORE_OPEN)
+#undef LBM_STORE_OPEN
 }

@@ -220,3 +220,63 @@ def test_filled_walls_give_the_general_pull(cpu, model):
     bulk = step(filled)[:, fluid]
     assert np.abs(general).max() > 1e-3
     np.testing.assert_allclose(bulk, general, rtol=0, atol=2e-7)
+
+
+@pytest.mark.parametrize("collision", ["bgk", "entropic"])
+def test_inlet_and_outflow_cells_match_their_rules(cpu, collision):
+    """One step of the open cells (the CPU shell batches them: cuda/host/lbm_host.cpp, OpenBatch)
+    against the rules of cuda/lbm_boundaries.cuh written in NumPy with the oracle's equilibria,
+    on a box 12 x 5 x 4 (x, y, z; periodic in y and z) with an inlet at x = 0 and an outflow at
+    x = 11 and a disturbed flow, every inlet with its own velocity and density state. Inlet:
+    drho_b <- drho_b + relax (rho_nb - 1 - drho_b), f = feq(1 + drho_b, (u_in, 0, 0)); outflow:
+    f = feq(1, u_nb) + f_nb - feq(rho_nb, u_nb), u = j / rho for the entropic operator's
+    equilibrium, j for BGK's."""
+    from oracle import entropic_equilibrium, equilibrium
+
+    from solver import lattice
+    from solver.kernel_params import pack_params, plain_box_values
+    from solver.wall_fill import mark_bulk
+
+    nz, ny, nx = 4, 5, 12
+    flags = np.full((nz, ny, nx), lattice.FLUID, np.uint8)
+    flags[:, :, 0] = lattice.INLET
+    flags[:, :, -1] = lattice.OUTFLOW
+    mark_bulk(flags)
+    n = flags.size
+    stride = lattice.plane_stride(n)
+    rng = np.random.default_rng(5)
+    f = np.empty((19, nz, ny, nx))
+    for z, y, x in np.ndindex(nz, ny, nx):
+        u = np.array([0.06, 0.0, 0.0]) + 0.02 * rng.standard_normal(3)
+        rho = 1.0 + 0.01 * rng.standard_normal()
+        f[:, z, y, x] = equilibrium(np.array(rho), u) + 1e-3 * rng.standard_normal(19) * lattice.W
+    src = np.zeros(19 * stride, np.float32)
+    src.reshape(19, stride)[:, :n] = (f - lattice.W[:, None, None, None]).reshape(19, n)
+    u_inlet = (0.05 + 0.01 * rng.standard_normal((nz, ny))).astype(np.float32)
+    drho = (0.002 * rng.standard_normal((nz, ny))).astype(np.float32)
+    drho_before = drho.copy()
+    values = plain_box_values(flags, 0.6, lattice.COLLISIONS[collision])
+    values.update(u_inlet=u_inlet, inlet_drho=drho, inlet_relax=0.1)
+    dst = np.zeros_like(src)
+    cpu.step(src, dst, pack_params(values, cpu.address), np.zeros((3, 3)))
+    out = dst.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx) + lattice.W[:, None, None, None]
+    f32 = src.reshape(19, stride)[:, :n].reshape(19, nz, ny, nx).astype(float)
+    f32 += lattice.W[:, None, None, None]  # the populations as the kernel read them
+
+    def feq(rho, u):
+        if collision == "bgk":
+            return equilibrium(np.array(rho), u)
+        return entropic_equilibrium(rho, u)
+
+    for z, y in np.ndindex(nz, ny):
+        f_nb = f32[:, z, y, 1]
+        drho_b = drho_before[z, y] + 0.1 * (f_nb.sum() - 1.0 - drho_before[z, y])
+        assert drho[z, y] == pytest.approx(drho_b, abs=1e-7)
+        expected = feq(1.0 + drho_b, np.array([u_inlet[z, y], 0.0, 0.0]))
+        np.testing.assert_allclose(out[:, z, y, 0], expected, rtol=0, atol=2e-6)
+        f_nb = f32[:, z, y, -2]
+        rho_nb = f_nb.sum()
+        j = lattice.C.T.astype(float) @ f_nb
+        u_nb = j / rho_nb if collision == "entropic" else j
+        expected = feq(1.0, u_nb) + f_nb - feq(rho_nb, u_nb)
+        np.testing.assert_allclose(out[:, z, y, -1], expected, rtol=0, atol=2e-6)

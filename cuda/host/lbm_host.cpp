@@ -2,12 +2,12 @@
 // The physics is in the headers of ../, the same source the GPU runs.
 //
 // Rows (fixed y, z) are split into runs of bulk cells, which stream with constant offsets and
-// vectorize across x (omp simd), and single cells. A fluid cell that is not bulk (next to a wall
-// or an open boundary) is pulled on its own by the general rules into a batch; the batch's
+// vectorize across x (omp simd), and single cells. A fluid cell that is not bulk (next to the body,
+// or reporting for it) is pulled on its own by the general rules into a batch; the batch's
 // collisions, most of the work, then run as one vectorized loop, and its cells are stored and
-// report their forces. A run reaches x = 0 and nx - 1 where the row is periodic: its chunks there
-// copy their wrapped links into a block first. The GPU runs the same pieces one cell per thread (lbm_update_cell), as
-// the CPU does for the open cells.
+// report their forces. Inlet and outflow cells are batched likewise. A run reaches x = 0 and nx - 1
+// where the row is periodic: its chunks there copy their wrapped links into a block first. The GPU
+// runs the same pieces one cell per thread (lbm_update_cell).
 #include <omp.h>
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -337,6 +337,20 @@ void bulk_run(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, co
     }
 }
 
+// The end of the run of bulk cells in a row's flags from x on: the first x' >= x whose cell is not
+// bulk, or nx. Eight flags at a time while all eight are bulk (a byte at a time, the scan took 4%
+// of the car's step at 64 cells: docs/performance.md).
+__forceinline__ int bulk_run_end(const unsigned char* __restrict__ row_flags, int x, const int nx) {
+    constexpr unsigned long long kAllBulk = 0x0101010101010101ULL * FLAG_BULK;
+    for (; x + 8 <= nx; x += 8) {
+        unsigned long long eight;
+        memcpy(&eight, row_flags + x, 8);
+        if ((eight & kAllBulk) != kAllBulk) break;
+    }
+    while (x < nx && (row_flags[x] & FLAG_BULK)) ++x;
+    return x;
+}
+
 // Fluid cells that take the general pull, gathered for one vectorized collision loop.
 constexpr int kBatch = 64;
 
@@ -421,6 +435,66 @@ void flush_batch(BoundaryBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams&
         collide_batch<kCollision, false>(b, f_dst, p);
 }
 
+// Inlet or outflow cells gathered for one vectorized loop: their inner neighbours' populations,
+// then their own. One cell per row end, so a row alone would give them no vector loop; their two
+// equilibria (the outflow's) per cell took 7% of the car's step one by one (docs/performance.md).
+struct OpenBatch {
+    float f[19][kBatch];  // the inner neighbour's populations, then the cell's
+    float drho[kBatch];   // an inlet's density state (p.inlet_drho)
+    float u_inlet[kBatch];
+    long long n[kBatch];
+    long long inlet[kBatch];
+    int count;
+};
+
+// Open cell n (an inlet where inlet >= 0, its index in p.inlet_drho) into its batch.
+__forceinline__ void push_open(OpenBatch& b, const lbm_pop* __restrict__ f_src, const LbmParams& p, const long long n,
+                               const long long inlet) {
+    const int j = b.count++;
+    const long long S = p.plane_stride, nb = inlet >= 0 ? n + 1 : n - 1;
+#define LBM_TO_OPEN(q, cx, cy, cz, w) b.f[q][j] = lbm_pop_load(f_src[q * S + nb]);
+    D3Q19_LINKS(LBM_TO_OPEN)
+#undef LBM_TO_OPEN
+    b.n[j] = n;
+    b.inlet[j] = inlet;
+    if (inlet >= 0) {
+        b.drho[j] = p.inlet_drho[inlet];
+        b.u_inlet[j] = p.u_inlet[inlet];
+    }
+}
+
+// Entry j of a batch of inlets (kInlet) or outflows, in place. (Its local arrays are declared
+// here, not in the simd loop's body, as collide_batch_entry's.)
+template <int kCollision, bool kInlet>
+__forceinline__ void open_entry(OpenBatch& b, const LbmParams& p, const int j) {
+    float f_nb[19], f[19];
+#define LBM_FROM_OPEN(q, cx, cy, cz, w) f_nb[q] = b.f[q][j];
+    D3Q19_LINKS(LBM_FROM_OPEN)
+#undef LBM_FROM_OPEN
+    if (kInlet)
+        lbm_inlet_populations<kCollision>(f_nb, b.u_inlet[j], p.inlet_relax, &b.drho[j], f);
+    else
+        lbm_outflow_populations<kCollision>(f_nb, f);
+#define LBM_BACK_TO_OPEN(q, cx, cy, cz, w) b.f[q][j] = f[q];
+    D3Q19_LINKS(LBM_BACK_TO_OPEN)
+#undef LBM_BACK_TO_OPEN
+}
+
+template <int kCollision, bool kInlet>
+void flush_open(OpenBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams& p) {
+    const int m = b.count;
+#pragma omp simd
+    for (int j = 0; j < m; ++j) open_entry<kCollision, kInlet>(b, p, j);
+    const long long S = p.plane_stride;
+    for (int j = 0; j < m; ++j) {
+#define LBM_STORE_OPEN_BATCH(q, cx, cy, cz, w) f_dst[q * S + b.n[j]] = lbm_pop_store(b.f[q][j]);
+        D3Q19_LINKS(LBM_STORE_OPEN_BATCH)
+#undef LBM_STORE_OPEN_BATCH
+        if (kInlet) p.inlet_drho[b.inlet[j]] = b.drho[j];
+    }
+    b.count = 0;
+}
+
 // Denormal floats flushed to zero for the step's duration, in the calling thread (the caller's
 // mode comes back after). In a fluid at rest the velocities are of round-off size, and their
 // products in the entropic collision's projection fall below 1e-38, where every x86
@@ -457,6 +531,8 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
         for (long long i = 0; i < p.n_wall_fill; ++i) lbm_fill_wall_cell<kCollision>(f_src, p, i);
         BoundaryBatch batch;
         batch.count = 0;
+        OpenBatch inlets, outflows;
+        inlets.count = outflows.count = 0;
 #pragma omp for schedule(dynamic, rows_per_block) nowait
         for (long long r = 0; r < n_rows; ++r) {
             const int y = (int)(r % ny), z = (int)(r / ny);
@@ -467,8 +543,7 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
             while (x < nx) {
                 const unsigned char flag = flags[row + x];
                 if (flag & FLAG_BULK) {
-                    int end = x + 1;
-                    while (end < nx && (flags[row + end] & FLAG_BULK)) ++end;
+                    const int end = bulk_run_end(flags + row, x + 1, nx);
                     if (p.has_force)
                         bulk_run<kCollision, true>(f_src, f_dst, p, row, x, end, ym, y, yp, zm, z, zp);
                     else
@@ -476,16 +551,23 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
                     x = end;
                     continue;
                 }
-                if ((flag & FLAG_TYPE_MASK) == FLAG_FLUID && !(flag & FLAG_BULK)) {
+                const int type = flag & FLAG_TYPE_MASK;
+                if (type == FLAG_FLUID) {
                     pull_into_batch<kCollision>(batch, f_src, p, row + x, x, y, z);
                     if (batch.count == kBatch) flush_batch<kCollision>(batch, f_dst, p);
-                } else {
-                    lbm_update_cell<kCollision>(f_src, f_dst, p, row + x, x, y, z);
-                }
+                } else if (type == FLAG_INLET) {
+                    push_open(inlets, f_src, p, row + x, r);
+                    if (inlets.count == kBatch) flush_open<kCollision, true>(inlets, f_dst, p);
+                } else if (type == FLAG_OUTFLOW) {
+                    push_open(outflows, f_src, p, row + x, -1);
+                    if (outflows.count == kBatch) flush_open<kCollision, false>(outflows, f_dst, p);
+                }  // walls and ghost cells are not updated
                 ++x;
             }
         }
         flush_batch<kCollision>(batch, f_dst, p);
+        flush_open<kCollision, true>(inlets, f_dst, p);
+        flush_open<kCollision, false>(outflows, f_dst, p);
 #if defined(__SSE2__)
         if (streams(p)) _mm_sfence();  // the chunks' stores, before the next step reads them
 #endif
