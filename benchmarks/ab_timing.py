@@ -35,30 +35,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def named_case(name: str, car_set: list[str], cases) -> tuple | None:
+    """(case, mesh or None) of a case name (channel-loglaw, channel-none, les-N, car-N), built by
+    the functions of `cases` (a tree's benchmarks/lbm_mlups module); None for an unknown name."""
+    from solver.config import merge_case
+
+    kind, _, arg = name.partition("-")
+    if kind == "channel" and arg in ("loglaw", "none"):
+        return merge_case(cases.channel_case(arg), []), None
+    if kind == "les" and arg.isdigit():
+        return merge_case(cases.les_box_case(int(arg)), []), None
+    if kind == "car" and arg.isdigit():
+        case, _, mesh = cases.car_cases(int(arg), car_set)
+        return case, mesh
+    return None
+
+
 def time_cases(root: Path, cases: list[str], seconds: float, car_set: list[str]) -> dict:
     """MLUPs of each case with the solver of the tree at root (run in its own process)."""
     sys.path[:0] = [str(root), str(root / "benchmarks")]
-    from lbm_mlups import car_cases, channel_case, les_box_case
+    import lbm_mlups
 
     from solver.backends import select_backend
-    from solver.config import merge_case
     from solver.simulation import Simulation
 
     result = {}
     for name in cases:
-        kind, _, arg = name.partition("-")
-        mesh = None
-        if kind == "channel" and arg in ("loglaw", "none"):
-            case = merge_case(channel_case(arg), [])
-        elif kind == "les" and arg.isdigit():
-            case = merge_case(les_box_case(int(arg)), [])
-        elif kind == "car" and arg.isdigit():
-            case, _, mesh = car_cases(int(arg), car_set)
-        else:
+        named = named_case(name, car_set, lbm_mlups)
+        if named is None:
             raise SystemExit(
                 f"ab_timing: unknown case '{name}': use channel-loglaw, channel-none, car-N, les-N"
             )
-        sim = Simulation(case, select_backend("cpu"), mesh)
+        sim = Simulation(named[0], select_backend("cpu"), named[1])
         sim.advance(20)
         steps, t0 = 0, time.perf_counter()
         while time.perf_counter() - t0 < seconds:

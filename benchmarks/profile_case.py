@@ -21,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from lbm_mlups import car_cases, channel_case, les_box_case  # noqa: E402
+import lbm_mlups  # noqa: E402
+from ab_timing import named_case  # noqa: E402
 
 from solver.backends import host_build, select_backend  # noqa: E402
-from solver.config import merge_case  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 
 
@@ -38,22 +38,15 @@ def main() -> int:
     args = p.parse_args()
     plain_flags = host_build.cxx_flags
     host_build.cxx_flags = lambda: (*plain_flags(), "-g")
-    kind, _, arg = args.case.partition("-")
-    mesh = None
-    if kind == "channel" and arg in ("loglaw", "none"):
-        case = merge_case(channel_case(arg), [])
-    elif kind == "les" and arg.isdigit():
-        case = merge_case(les_box_case(int(arg)), [])
-    elif kind == "car" and arg.isdigit():
-        case, _, mesh = car_cases(int(arg), args.car_set)
-    else:
+    named = named_case(args.case, args.car_set, lbm_mlups)
+    if named is None:
         print(
             f"profile_case: unknown case '{args.case}': use channel-loglaw, channel-none, car-N "
             "or les-N",
             file=sys.stderr,
         )
         return 2
-    sim = Simulation(case, select_backend("cpu"), mesh)
+    sim = Simulation(named[0], select_backend("cpu"), named[1])
     sim.advance(10)
     t0 = time.perf_counter()
     sim.advance(args.steps)
