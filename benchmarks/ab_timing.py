@@ -101,12 +101,20 @@ def run_side(root: Path, args: argparse.Namespace) -> dict:
 
 
 def worktree(commit: str, parent: Path) -> Path:
+    """A checkout of commit under parent (git worktree); one line and exit 2 if git has no such
+    commit."""
     path = parent / commit.replace("/", "_")
-    subprocess.run(
+    out = subprocess.run(
         ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-f", str(path), commit],
-        check=True,
         capture_output=True,
+        text=True,
     )
+    if out.returncode != 0:
+        print(
+            f"ab_timing: git cannot check out '{commit}': give a commit of this repository",
+            file=sys.stderr,
+        )
+        sys.exit(2)
     return path
 
 
@@ -127,10 +135,12 @@ def main() -> int:
     if not args.before:
         p.error("give the before commit")
     with tempfile.TemporaryDirectory(prefix="ab_timing_") as tmp:
-        trees = {"before": worktree(args.before, Path(tmp))}
-        trees["after"] = worktree(args.after, Path(tmp)) if args.after else ROOT
+        trees = {"after": ROOT}
         runs: dict[str, list[dict]] = {"before": [], "after": []}
         try:
+            trees["before"] = worktree(args.before, Path(tmp))
+            if args.after:
+                trees["after"] = worktree(args.after, Path(tmp))
             for r in range(args.rounds):
                 for side in ("before", "after") if r % 2 == 0 else ("after", "before"):
                     runs[side].append(run_side(trees[side], args))
