@@ -40,12 +40,15 @@ def test_cu_compiles_to_ptx_for_sm90(source, storage, tmp_path):
 @pytest.mark.gpu
 @pytest.mark.skipif(not cuda_available(), reason="needs CuPy and a CUDA GPU (none usable here)")
 @pytest.mark.parametrize("storage", ["fp32", "fp16s", "fp16c"])
-def test_cpu_and_cuda_agree_after_200_steps(cpu, storage):
+def test_cpu_and_cuda_agree_after_20_steps(cpu, storage):
     """The box near the moving ground (body, inlet, outflow, free-slip, moving wall, LES),
-    200 steps on each backend: populations agree within 1e-5 relative to their scale with float32
+    20 steps on each backend: populations agree within 1e-5 relative to their scale with float32
     storage, and within 2^-9 of the scale with 16-bit storage, where the two shells' different
-    float32 contractions can round a population to the neighbouring 16-bit value. (Not yet run
-    on a GPU with the 16-bit storages.)"""
+    float32 contractions can round a population to the neighbouring 16-bit value. 20 steps, not
+    200: on this LES flow two float32 orderings of the same arithmetic (the plane walls' fill
+    against the general wall rules, both on the CPU) differed by 1.3e-7 in velocity after 20
+    steps and by 1.8e-5 after 200, so at 200 the flow's own growth of round-off could exceed
+    the tolerance, while a rule that differs shows at once. (Not yet run on a GPU.)"""
     from solver.backends.cuda import CudaBackend
     from solver.simulation import Simulation
 
@@ -60,7 +63,7 @@ def test_cpu_and_cuda_agree_after_200_steps(cpu, storage):
     results = []
     for backend in (cpu, CudaBackend()):
         sim = Simulation(case, backend)
-        forces = sim.advance(200)
+        forces = sim.advance(20)
         results.append((sim.populations(), forces))
     (f_cpu, force_cpu), (f_gpu, force_gpu) = results
     f_cpu, f_gpu = decoded_populations(f_cpu), decoded_populations(f_gpu)
