@@ -76,7 +76,7 @@ def pack_params(values: Mapping[str, Any], address: Callable[[Any], int]) -> Ker
 
 
 def wall_fill_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
-    """What is filled into the walls before each step (solver/grid.py, filled_walls), host
+    """What is filled into the walls before each step (solver/wall_fill.py, filled_walls), host
     arrays: the free-slip walls' copies (freeslip_dst, freeslip_src, n_freeslip: freeslip_fill)
     as population indices q * plane_stride + cell, and the cells whose links from the other walls
     that are not the body are filled (wall_fill_cells, n_wall_fill) with the plane wall of each

@@ -35,13 +35,18 @@ def streams_plainly(types: np.ndarray) -> np.ndarray:
     return (types == FLUID) | (types == INLET) | (types == OUTFLOW) | (types == GHOST)
 
 
+def tunnel_walls(flags: np.ndarray) -> np.ndarray:
+    """The no-slip and moving walls that are not the body (the tunnel's walls and the road)."""
+    types = flags & TYPE_MASK
+    return ((types == SOLID) | (types == MOVING)) & ((flags & BODY) == 0)
+
+
 def filled_walls(flags: np.ndarray) -> np.ndarray:
     """Wall cells whose populations are filled before each step with what their fluid neighbours
     take from them, so that those neighbours pull them plainly: free-slip walls
-    (lbm_fill_freeslip in cuda/lbm_boundaries.cuh), and the no-slip and moving walls that are not
-    the body (the tunnel's walls and the road: lbm_fill_wall_links in cuda/lbm_cell.cuh)."""
-    types = flags & TYPE_MASK
-    return (types == FREESLIP) | (((types == SOLID) | (types == MOVING)) & ((flags & BODY) == 0))
+    (lbm_fill_freeslip in cuda/lbm_boundaries.cuh), and the tunnel walls (lbm_fill_wall_links in
+    cuda/lbm_cell.cuh)."""
+    return ((flags & TYPE_MASK) == FREESLIP) | tunnel_walls(flags)
 
 
 def mark_bulk(flags: np.ndarray) -> None:
@@ -108,8 +113,7 @@ def freeslip_fill(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
 def wall_fill_cells(flags: np.ndarray) -> np.ndarray:
     """Flat indices (int64, ascending) of the bulk cells next to a no-slip or moving wall that is
     not the body, whose links from it lbm_fill_wall_links writes into that wall before each step."""
-    types = flags & TYPE_MASK
-    walls = ((types == SOLID) | (types == MOVING)) & ((flags & BODY) == 0)
+    walls = tunnel_walls(flags)
     near = np.zeros(flags.shape, bool)
     for cx, cy, cz in lattice.C[1:]:
         near |= np.roll(walls, shift=(int(cz), int(cy), int(cx)), axis=(0, 1, 2))
@@ -123,9 +127,8 @@ def wall_fill_faces(flags: np.ndarray, cells: np.ndarray) -> np.ndarray:
     lbm_fill_wall_links (an edge or corner, a moving wall across an x face). A plane: exactly one
     of the six axis neighbours is a wall (no-slip or moving, not the body), the five links with its
     component come from walls of that kind, and no other link comes from such a wall."""
-    types = flags & TYPE_MASK
-    not_body = (flags & BODY) == 0
-    kind = np.where(not_body & (types == SOLID), 1, np.where(not_body & (types == MOVING), 2, 0))
+    moving_wall = (flags & TYPE_MASK) == MOVING
+    kind = np.where(tunnel_walls(flags), np.where(moving_wall, 2, 1), 0)  # 1 resting, 2 moving
     zyx = np.array(np.unravel_index(cells, flags.shape)).T
     shape = np.array(flags.shape)
     source_kind = np.stack(
