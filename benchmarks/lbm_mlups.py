@@ -3,6 +3,7 @@
 
     python benchmarks/lbm_mlups.py [--backend auto|cpu|cuda] [--seconds 5] [--sizes 64 128 192]
                                    [--car 64 [--car-set key=value ...]] [--storage fp32 fp16s]
+                                   [--in-place]
 
 For each backend and size (fully periodic N^3 box with BGK, then with the entropic LES operator
 of the car cases; a channel with a sphere; cases/channel.yaml without and with the
@@ -12,7 +13,10 @@ bytes one cell update moves (19 floats read, 19 written, one flag byte: 153 B), 
 bandwidth (bytes read + written per second; on the CPU a copy with the step's own non-temporal
 stores) measured on the same device in the same run, and
 the fraction of the roofline bandwidth / 153 B reached (77 B with 16-bit storage: --storage
-fp32 fp16s fp16c runs every case in each resolution.storage, the 16-bit rows marked so), and the
+fp32 fp16s fp16c runs every case in each resolution.storage, the 16-bit rows marked so; --in-place
+times the periodic boxes again with resolution.streaming=aa, one population buffer streamed in
+place, which moves the same bytes per update in half the memory: rows marked [aa], each beside its
+two-buffer row as aa / ab), the populations' bytes per cell, and the
 vehicle kernel's speed against BGK's in the same run (LES / BGK: the LES box against the BGK box
 of its size, the wall-modelled channel against the BGK box of the middle size, the car against
 BGK on the car's grid). With lbmpy installed it also times lbmpy's generated kernels (D3Q19 SRT
@@ -41,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from solver.backends import select_backend  # noqa: E402
 from solver.config import merge_case  # noqa: E402
+from solver.memory import population_bytes_per_cell  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 
 #: Bytes one cell update moves, by resolution.storage: 19 populations read and 19 written, one
@@ -255,6 +260,11 @@ def main() -> int:
         help="population storages to time every case with (resolution.storage)",
     )
     p.add_argument(
+        "--in-place",
+        action="store_true",
+        help="also time the periodic boxes with resolution.streaming=aa (one buffer)",
+    )
+    p.add_argument(
         "--car-set",
         nargs="*",
         default=[],
@@ -283,13 +293,31 @@ def main() -> int:
     for storage in args.storage:
         tag = "" if storage == "fp32" else f" [{storage}]"
 
-        def timed(name: str, case, mesh=None, storage=storage, tag=tag) -> None:
+        def timed(
+            name: str, case, mesh=None, storage=storage, tag=tag, streaming: str = "ab"
+        ) -> None:
+            if streaming != "ab":
+                case = merge_case(
+                    case, [f"resolution.storage={storage}", f"resolution.streaming={streaming}"]
+                )
+                tag = f"{tag} [{streaming}]"
             mlups, cells = time_simulation(case, backend, args.seconds, mesh, storage)
-            rows.append({"case": name + tag, "storage": storage, "cells": cells, "mlups": mlups})
+            rows.append(
+                {
+                    "case": name + tag,
+                    "storage": storage,
+                    "streaming": streaming,
+                    "cells": cells,
+                    "mlups": mlups,
+                }
+            )
 
         for size in sizes:  # BGK and the LES operator of each size back to back, for their ratio
             timed(f"periodic box {size}^3", box_case(size))
             timed(f"periodic box {size}^3 entropic LES", les_box_case(size))
+            if args.in_place:
+                timed(f"periodic box {size}^3", box_case(size), streaming="aa")
+                timed(f"periodic box {size}^3 entropic LES", les_box_case(size), streaming="aa")
         sphere = args.sphere
         timed(f"sphere channel {2 * sphere}x{sphere}x{sphere}", sphere_channel_case(sphere))
         for model in ("none", "loglaw"):
@@ -313,7 +341,8 @@ def main() -> int:
                     "simd_kernel": simd[1] if simd else None,
                 }
     print(
-        f"{'case':34s} {'cells':>11s} {'MLUPs':>9s} {'B/update':>9s} {'roofline':>9s} "
+        f"{'case':39s} {'cells':>11s} {'MLUPs':>9s} {'B/cell':>7s} {'B/update':>9s} "
+        f"{'roofline':>9s} "
         f"{'lbmpy C':>9s} {'lbmpy SIMD':>10s} {'SIMD kern':>10s} {'ours/SIMD':>10s}"
     )
 
@@ -323,6 +352,9 @@ def main() -> int:
     for row in rows:
         size = BYTES_PER_CELL[row["storage"]]
         row["bytes_per_update"] = size
+        row["population_bytes_per_cell"] = population_bytes_per_cell(
+            row["storage"], row["streaming"]
+        )
         row["roofline_fraction"] = row["mlups"] / roofline[row["storage"]]
         ref = lbmpy.get(row["case"], {})
         row["lbmpy_mlups"] = ref.get("c")
@@ -330,7 +362,8 @@ def main() -> int:
         row["lbmpy_simd_kernel_mlups"] = ref.get("simd_kernel")
         ratio = f"{row['mlups'] / ref['simd']:10.2f}" if ref.get("simd") else f"{'-':>10s}"
         print(
-            f"{row['case']:34s} {row['cells']:11d} {row['mlups']:9.1f} {size:9d} "
+            f"{row['case']:39s} {row['cells']:11d} {row['mlups']:9.1f} "
+            f"{row['population_bytes_per_cell']:7d} {size:9d} "
             f"{row['roofline_fraction']:8.0%} {cell(ref.get('c'), 9)} {cell(ref.get('simd'), 10)} "
             f"{cell(ref.get('simd_kernel'), 10)} {ratio}"
         )
@@ -353,12 +386,16 @@ def main() -> int:
             )
     for name, value in ratios.items():
         print(f"LES / BGK: {name}: {value:.2f}")
+    for row in rows:
+        if row["streaming"] == "aa":
+            row["over_ab"] = row["mlups"] / by_case[row["case"].removesuffix(" [aa]")]
+            print(f"aa / ab: {row['case']}: {row['over_ab']:.2f}")
     if "fp32" in args.storage:
         for storage in args.storage:
             if storage == "fp32":
                 continue
             for row in rows:
-                if row["storage"] == storage:
+                if row["storage"] == storage and row["streaming"] == "ab":
                     base = by_case[row["case"].removesuffix(f" [{storage}]")]
                     row["over_fp32"] = row["mlups"] / base
                     print(f"{storage} / fp32: {row['case']}: {row['over_fp32']:.2f}")

@@ -19,6 +19,25 @@ extern "C" __global__ void lbm_step(const lbm_pop* __restrict__ f_src, lbm_pop* 
         lbm_update_cell<LBM_COLLISION_BGK>(f_src, f_dst, p, n, x, y, z);
 }
 
+// One step of in-place streaming on the single buffer f, its layout given by parity
+// (lbm_update_bulk_cell_in_place); the same grid of threads as lbm_step. Only bulk cells are
+// updated: the set-up refuses grids with other updated cells (solver/streaming.py).
+extern "C" __global__ void lbm_step_in_place(lbm_pop* __restrict__ f, const LbmParams p, const int parity) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= p.nx) return;
+    const int y = blockIdx.y, z = blockIdx.z;
+    const long long n = x + (long long)p.nx * (y + (long long)p.ny * z);
+    if (!(p.flags[n] & FLAG_BULK)) return;
+    const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
+              yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_update_bulk_cell_in_place<LBM_COLLISION_ENTROPIC>(f, p, n, parity, xm, x, xp, ym, y, yp, zm, z, zp,
+                                                             p.has_force);
+    else
+        lbm_update_bulk_cell_in_place<LBM_COLLISION_BGK>(f, p, n, parity, xm, x, xp, ym, y, yp, zm, z, zp,
+                                                        p.has_force);
+}
+
 // The free-slip walls' populations of f before lbm_step reads them (lbm_fill_freeslip), one
 // thread per entry.
 extern "C" __global__ void lbm_fill_freeslip_cells(lbm_pop* __restrict__ f, const LbmParams p) {

@@ -48,6 +48,51 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__
 #undef LBM_STORE
 }
 
+// ---- In-place streaming (resolution.streaming: aa) ---------------------------------------------
+// One population buffer instead of two, after the AA pattern of Bailey, Myre, Walsh, Lilja & Kolb
+// (2009, Proc. ICPP 2009, 550). The steps alternate between two layouts of the post-collision
+// populations post(q, y) of the cells y:
+//   parity 0, swapped: post(q, y) at [opp(q)][y];
+//   parity 1, pushed:  post(q, y) at [q][y + c_q] (the index wrapped periodically).
+// A step reads the layout it finds and leaves the other:
+//   parity 0, the pushing step: cell x takes link q, post(q, x - c_q), from [opp(q)][x - c_q],
+//     collides, and writes post(q, x) to [q][x + c_q];
+//   parity 1, the local step: it takes post(q, x - c_q) from [q][x] and writes post(q, x) to
+//     [opp(q)][x].
+// Every slot a cell writes is one that only it reads in that step (pushing: [q][x + c_q] is where
+// it took its link opp(q) from; local: its own slots), so the cells run in any order, in place,
+// with the two-buffer pull's arithmetic on the same values: the populations are the pull's bit for
+// bit. The shells run it for bulk cells only (solver/streaming.py refuses grids with other
+// updated cells). LBM_BULK_DEST names the cell x + c_q, as LBM_BULK_SOURCE names x - c_q.
+#define LBM_BULK_DEST(cx, cy, cz) LBM_BULK_SOURCE(-(cx), -(cy), -(cz))
+
+template <int kCollision>
+__device__ __forceinline__ void lbm_update_bulk_cell_in_place(lbm_pop* f, const LbmParams& p, const long long n,
+                                                              const int parity, const int xm, const int x,
+                                                              const int xp, const int ym, const int y,
+                                                              const int yp, const int zm, const int z,
+                                                              const int zp, const bool has_force) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    float fl[19];
+    if (parity == 0) {
+#define LBM_PULL_SWAPPED(q, cx, cy, cz, w) fl[q] = lbm_pop_load(f[LBM_OPP(q) * S + LBM_BULK_SOURCE(cx, cy, cz)]);
+        D3Q19_LINKS(LBM_PULL_SWAPPED)
+#undef LBM_PULL_SWAPPED
+        lbm_collide<kCollision>(fl, p, p.tau_x[x], has_force, nullptr);
+#define LBM_PUSH(q, cx, cy, cz, w) f[q * S + LBM_BULK_DEST(cx, cy, cz)] = lbm_pop_store(fl[q]);
+        D3Q19_LINKS(LBM_PUSH)
+#undef LBM_PUSH
+    } else {
+#define LBM_PULL_OWN(q, cx, cy, cz, w) fl[q] = lbm_pop_load(f[q * S + n]);
+        D3Q19_LINKS(LBM_PULL_OWN)
+#undef LBM_PULL_OWN
+        lbm_collide<kCollision>(fl, p, p.tau_x[x], has_force, nullptr);
+#define LBM_STORE_SWAPPED(q, cx, cy, cz, w) f[LBM_OPP(q) * S + n] = lbm_pop_store(fl[q]);
+        D3Q19_LINKS(LBM_STORE_SWAPPED)
+#undef LBM_STORE_SWAPPED
+    }
+}
+
 // The flags of a cell's link sources, nb[q] that of x - c_q, from its neighbours' coordinates with
 // periodic wrap applied (xm = x - 1 wrapped, ...).
 __device__ __forceinline__ void lbm_source_flags(const LbmParams& p, const int xm, const int x, const int xp,

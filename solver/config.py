@@ -29,6 +29,7 @@ INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
 STORAGES = ("fp32", "fp16s", "fp16c")
+STREAMINGS = ("ab", "aa")
 WALL_MODELS = ("none", "loglaw")
 WALL_BODY_RULES = ("faces", "surface")
 AXES = ("x", "y", "z")
@@ -103,6 +104,10 @@ class ResolutionConfig:
     # buffers), as binary16 of the shifted population times 2^15, or in a 16-bit format with 4
     # exponent and 11 significand bits (76 B each; the arithmetic stays float32)
     storage: str = "fp32"
+    # ab | aa: two population buffers, each step pulling from one into the other, or one buffer
+    # streamed in place (the AA pattern, half the populations' bytes; periodic grids of fluid
+    # cells only for now: solver/streaming.py)
+    streaming: str = "ab"
 
 
 @dataclass
@@ -443,6 +448,7 @@ def validate(case: CaseConfig) -> None:
     if r.collision is not None:
         _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
     _require(r.storage in STORAGES, "resolution.storage", f"must be one of {STORAGES}")
+    _require(r.streaming in STREAMINGS, "resolution.streaming", f"must be one of {STREAMINGS}")
     if case.walls.model is not None:
         _require(case.walls.model in WALL_MODELS, "walls.model", f"must be one of {WALL_MODELS}")
     _require(
@@ -489,6 +495,11 @@ def _validate_refinement(case: CaseConfig) -> None:
     resolution the levels can halve, the step keys in whole coarse steps. Boxes against the
     domain, each other and the body: solver/refined_simulation.py."""
     levels = case.refinement.levels
+    _require(
+        case.resolution.streaming == "ab",
+        "resolution.streaming",
+        "must be ab with refinement.levels (the levels' coupling reads two buffers)",
+    )
     _require(
         len(levels) <= MAX_REFINED_BOXES,
         "refinement.levels",

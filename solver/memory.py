@@ -1,7 +1,8 @@
 """How much memory a case needs, checked before anything grid-sized is allocated.
 
 Per cell the device holds the two population buffers (2 x 19 float32 = 152 B; 76 B with
-`resolution.storage: fp16s` or `fp16c`), the moments (16 B),
+`resolution.storage: fp16s` or `fp16c`; half of either with `resolution.streaming: aa`, one
+buffer streamed in place), the moments (16 B),
 the boundary index (4 B) and the flags (1 B): DEVICE_BYTES_PER_CELL. The host adds the set-up's
 masks and the outputs (fields in physical units, their time average, vorticity, the checkpoint's
 copy of the populations). On the CPU backend both live in one memory; its figure is measured:
@@ -9,8 +10,8 @@ the peak resident memory (ru_maxrss) of `run_case.py` (20 steps, fields, surface
 written) rose by 304 B per cell between 0.71 and 3.18 M cells of windtunnel_box.yaml and by 261 B
 per cell between 1.91 and 5.15 M cells of mesh.yaml (2-vCPU AMD EPYC, 2026-12-01), on top of
 about 0.7 GB for Python, VTK and the kernels. On a GPU the host keeps that figure less the
-populations. The GPU figures are not measured yet. With 16-bit storage each figure is 76 B less
-(the populations' half; the fp32 measurement above, less what the storage saves).
+populations. The GPU figures are not measured yet. With 16-bit storage or in-place streaming each
+figure is less by what they save of the populations (the fp32 measurement above, less that).
 """
 
 from __future__ import annotations
@@ -27,6 +28,15 @@ from solver.errors import ConfigError
 POPULATION_BYTES_PER_CELL = {
     storage: 2 * lattice.Q * dtype.itemsize for storage, (dtype, _) in POPULATION_STORAGES.items()
 }
+#: Population buffers a run holds, by resolution.streaming.
+BUFFERS = {"ab": 2, "aa": 1}
+
+
+def population_bytes_per_cell(storage: str, streaming: str = "ab") -> int:
+    """Bytes per cell of the populations for resolution.storage and resolution.streaming."""
+    return POPULATION_BYTES_PER_CELL[storage] * BUFFERS[streaming] // 2
+
+
 #: Device-resident bytes per cell besides the populations: moments 16, boundary index 4, flags 1.
 DEVICE_OTHER_BYTES_PER_CELL = 21
 #: Peak host bytes per cell of a whole run on the CPU backend with float32 populations (measured
@@ -56,12 +66,16 @@ def available_host_bytes() -> float:
 
 
 def check_memory(
-    n_cells: int, cells_per_length: float, device_free_bytes: float | None, storage: str = "fp32"
+    n_cells: int,
+    cells_per_length: float,
+    device_free_bytes: float | None,
+    storage: str = "fp32",
+    streaming: str = "ab",
 ) -> None:
     """Refuse, with one line naming resolution.cells_per_length, a grid of n_cells that would not
     fit: device_free_bytes is the GPU's free memory, or None on the CPU backend (one memory);
-    storage is resolution.storage."""
-    populations = POPULATION_BYTES_PER_CELL[storage]
+    storage and streaming are resolution.storage and resolution.streaming."""
+    populations = population_bytes_per_cell(storage, streaming)
     host_per_cell = (
         CPU_BYTES_PER_CELL - POPULATION_BYTES_PER_CELL["fp32"] + populations
         if device_free_bytes is None

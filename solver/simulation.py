@@ -36,6 +36,7 @@ from solver.grid import (
 from solver.kernel_params import KernelParams, pack_params, wall_fill_params
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
+from solver.streaming import check_in_place_grid, swap_pairs, to_canonical
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_fill import mark_bulk
@@ -66,7 +67,8 @@ class Fields:
 
 
 class Simulation:
-    """A case set up on a backend: units, grid, flags, the two population buffers and the step."""
+    """A case set up on a backend: units, grid, flags, the population buffers (two, or one
+    streamed in place: resolution.streaming) and the step."""
 
     def __init__(
         self,
@@ -92,6 +94,7 @@ class Simulation:
             case.resolution.cells_per_length,
             backend.free_device_bytes(),
             case.resolution.storage,
+            case.resolution.streaming,
         )
         self.flags_host = make_flags(
             case, self.grid, self.body.cells(self.grid) if self.body else None
@@ -166,6 +169,10 @@ class Simulation:
             else np.zeros((n_slots, 5), np.float32)
         )
         pool = wall_pool(self.slot_host, slot_wall, periodic_axes(case), case.walls.pool_cells)
+        wall_fill = wall_fill_params(self.flags_host, self.plane_stride)
+        self.in_place = case.resolution.streaming == "aa"
+        if self.in_place:
+            check_in_place_grid(self.flags_host, wall_fill["n_freeslip"], wall_fill["n_wall_fill"])
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],
@@ -192,10 +199,11 @@ class Simulation:
             "n_pool_slots": pool.n_slots,
             **{
                 key: backend.asarray(v) if isinstance(v, np.ndarray) else v
-                for key, v in wall_fill_params(self.flags_host, self.plane_stride).items()
+                for key, v in wall_fill.items()
             },
             "stream_stores": int(
-                backend.streams_stores(
+                not self.in_place
+                and backend.streams_stores(
                     2 * lattice.Q * self.plane_stride * self.population_dtype.itemsize
                 )
             ),
@@ -229,17 +237,19 @@ class Simulation:
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
+        n_buffers = 1 if self.in_place else 2
         try:
-            self._buffer = backend.zeros((2 * size,), self.population_dtype)
+            self._buffer = backend.zeros((n_buffers * size,), self.population_dtype)
         except MemoryError as exc:  # the CUDA backend raises a subclass of MemoryError too
             raise ConfigError(
                 f"the grid of {n / 1e6:.1f} M cells needs "
-                f"{2 * size * self.population_dtype.itemsize / 1e9:.1f} GB for its "
+                f"{n_buffers * size * self.population_dtype.itemsize / 1e9:.1f} GB for its "
                 "populations, more than this device has: lower "
                 "resolution.cells_per_length"
             ) from exc
-        self._f = (self._buffer[:size], self._buffer[size:])
-        self._current = 0
+        self._f = tuple(self._buffer[i * size : (i + 1) * size] for i in range(n_buffers))
+        self._current = 0  # two buffers: the one that holds the state
+        self._parity = 0  # one buffer: its layout (solver/streaming.py)
         self._moments = backend.zeros((4 * n,), np.float32)
         self.step_count = 0
         self._initialise()
@@ -269,6 +279,7 @@ class Simulation:
             self.backend.init_equilibrium(
                 f, device, self.grid.n_cells, self.plane_stride, self.collision
             )
+        self._to_swapped()
         self._load_inlet_drho(m[0][:, :, 0] - 1.0)
         self._current = 0
         self.step_count = 0
@@ -285,9 +296,16 @@ class Simulation:
         populations, in a checkpoint with them."""
         return self.backend.to_host(self._param_values["inlet_drho"])
 
+    def _to_swapped(self) -> None:
+        """With in-place streaming, the buffer from the canonical layout to parity 0's."""
+        if self.in_place:
+            swap_pairs(self._f[0], self.grid.shape_zyx, self.plane_stride)
+            self._parity = 0
+
     def population_buffers(self) -> tuple[Any, Any]:
         """The two population buffers on the device: the current state, then the one the next
-        step writes (for a refinement level's coupling)."""
+        step writes (for a refinement level's coupling; two-buffer streaming only)."""
+        assert not self.in_place, "config validation keeps refinement to resolution.streaming=ab"
         return self._f[self._current], self._f[1 - self._current]
 
     @property
@@ -298,8 +316,12 @@ class Simulation:
     def populations(self) -> np.ndarray:
         """The current (post-collision, shifted) populations on the host, [19 * plane_stride],
         as stored (resolution.storage: float32; float16 holding the population times 2^15; or
-        uint16 holding the FP16C codes, cuda/lbm_lattice.cuh)."""
-        return self.backend.to_host(self._f[self._current])
+        uint16 holding the FP16C codes, cuda/lbm_lattice.cuh), in the two-buffer layout whatever
+        resolution.streaming (solver/streaming.py)."""
+        host = np.array(self.backend.to_host(self._f[self._current]), copy=True)
+        if self.in_place:
+            to_canonical(host, self._parity, self.grid.shape_zyx, self.plane_stride, np)
+        return host
 
     def load_populations(
         self, f_host: np.ndarray, step_count: int, inlet_drho: np.ndarray | None = None
@@ -313,8 +335,9 @@ class Simulation:
                 f"populations stored as {f_host.dtype}, this run stores {self.population_dtype}"
             )
         device = self.backend.asarray(f_host)
-        self._f[0][...] = device
-        self._f[1][...] = device
+        for f in self._f:
+            f[...] = device
+        self._to_swapped()
         self._current = 0
         self.step_count = step_count
         if inlet_drho is None:
@@ -361,9 +384,13 @@ class Simulation:
         if accumulate_slot_forces and self._slot_force_sum is None:
             self._slot_force_sum = self.backend.zeros(cell_force.shape, np.float64)
         for i in range(n_steps):
-            src, dst = self._f[self._current], self._f[1 - self._current]
-            self.backend.step(src, dst, self.params, force[i])
-            self._current = 1 - self._current
+            if self.in_place:
+                self.backend.step_in_place(self._f[0], self.params, self._parity, force[i])
+                self._parity = 1 - self._parity
+            else:
+                src, dst = self._f[self._current], self._f[1 - self._current]
+                self.backend.step(src, dst, self.params, force[i])
+                self._current = 1 - self._current
             if accumulate_slot_forces:
                 self._slot_force_sum += cell_force
         self.step_count += n_steps
@@ -387,9 +414,14 @@ class Simulation:
         """Density and velocity of the current state, lattice units (Guo's velocity: the stored
         momentum less half the body force)."""
         n = self.grid.n_cells
+        if self.in_place:  # the kernel reads the canonical layout; the buffer goes on at parity 0
+            to_canonical(
+                self._f[0], self._parity, self.grid.shape_zyx, self.plane_stride, self.backend.xp
+            )
         self.backend.fields(
             self._f[self._current], self._moments, n, self.plane_stride, self.collision
         )
+        self._to_swapped()
         m = self.backend.to_host(self._moments).reshape(4, *self.grid.shape_zyx)
         velocity = m[1:].copy()
         for a in range(3):

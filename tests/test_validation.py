@@ -39,16 +39,21 @@ def test_poiseuille_profile(cpu, collision):
     assert error < 0.01, f"relative L2 error {error:.4f}"
 
 
+@pytest.mark.parametrize("streaming", ["ab", "aa"])
 @pytest.mark.parametrize("storage", ["fp32", "fp16s", "fp16c"])
 @pytest.mark.parametrize("collision", ["bgk", "entropic"])
-def test_taylor_green_viscosity(cpu, collision, storage):
+def test_taylor_green_viscosity(cpu, collision, storage, streaming):
     """2D Taylor-Green vortex, 64 x 64 cells, u = 0.05, Re 100: kinetic energy decays as
     exp(-2 nu k^2 t); the fitted nu is within 1% of the configured one, with either collision
-    operator (the entropic one's shear viscosity is BGK's, (tau - 1/2) / 3) and either population
-    storage (resolution.storage)."""
+    operator (the entropic one's shear viscosity is BGK's, (tau - 1/2) / 3), any population
+    storage (resolution.storage) and either streaming (resolution.streaming)."""
     case = load_case(
         ROOT / "cases" / "taylor_green.yaml",
-        [f"resolution.collision={collision}", f"resolution.storage={storage}"],
+        [
+            f"resolution.collision={collision}",
+            f"resolution.storage={storage}",
+            f"resolution.streaming={streaming}",
+        ],
     )
     sim = Simulation(case, cpu)
     k2 = (2 * np.pi / sim.grid.nx) ** 2 + (2 * np.pi / sim.grid.ny) ** 2
@@ -60,7 +65,7 @@ def test_taylor_green_viscosity(cpu, collision, storage):
     slope = np.polyfit(times, np.log(energy), 1)[0]
     nu_fit = -slope / (2 * k2)
     print(
-        f"measured: Taylor-Green ({collision}, {storage}) nu fit / nu = "
+        f"measured: Taylor-Green ({collision}, {storage}, {streaming}) nu fit / nu = "
         f"{nu_fit / sim.units.nu_lattice:.5f}"
     )
     assert nu_fit == pytest.approx(sim.units.nu_lattice, rel=0.01)

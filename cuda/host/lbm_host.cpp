@@ -304,6 +304,22 @@ void wrapped_chunk(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_ds
     collide_and_store_block<kCollision, kForce>(block, f_dst, p, row, x0, lo, hi);
 }
 
+// The chunks of the bulk run x0 <= x < x1 of one row (x1 - x0 >= kChunk), in order:
+// chunk(start, lo, hi) for each, which stores its cells start + lo <= x < start + hi, from the
+// previous chunk's last cell up to the next chunk's start (the last chunk may start before the
+// previous one's end and then computes cells it does not store).
+template <class Chunk>
+__forceinline__ void for_each_chunk(const long long row, const int x0, const int x1, Chunk&& chunk) {
+    for (int x = x0;;) {
+        const int start = x + kChunk <= x1 ? x : x1 - kChunk;
+        const bool last = start + kChunk == x1;
+        const int next = last ? x1 : (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
+        chunk(start, x - start, next - start);
+        if (last) return;
+        x = next;
+    }
+}
+
 // The bulk cells x0 <= x < x1 of one row; a run that starts at x = 0 or ends at x = nx wraps.
 template <int kCollision, bool kForce>
 void bulk_run(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, const LbmParams& p,
@@ -311,19 +327,13 @@ void bulk_run(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, co
               const int yp, const int zm, const int z, const int zp) {
     const int nx = p.nx;
     if (x1 - x0 >= kChunk) {
-        for (int x = x0;;) {  // each chunk stores its cells from x up to the next chunk's start
-            const int start = x + kChunk <= x1 ? x : x1 - kChunk;
-            const bool last = start + kChunk == x1;
-            const int next = last ? x1 : (int)(((row + start + kChunk) & ~(long long)(kChunk - 1)) - row);
+        for_each_chunk(row, x0, x1, [&](const int start, const int lo, const int hi) {
             if (start == 0 || start + kChunk == nx)
-                wrapped_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, x - start, next - start, ym, y, yp, zm,
-                                                  z, zp);
+                wrapped_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, lo, hi, ym, y, yp, zm, z, zp);
             else
-                bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, x - start, next - start, ym, y, yp, zm, z,
-                                               zp);
-            if (last) return;
-            x = next;
-        }
+                bulk_chunk<kCollision, kForce>(f_src, f_dst, p, row, start, lo, hi, ym, y, yp, zm, z, zp);
+        });
+        return;
     }
     if (x0 == 0 || x1 == nx) {  // a short periodic row: its ends' neighbours wrap
         for (int x = x0; x < x1; ++x)
@@ -335,6 +345,89 @@ void bulk_run(const lbm_pop* __restrict__ f_src, lbm_pop* __restrict__ f_dst, co
     for (int x = x0; x < x1; ++x) {
         lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp, kForce);
     }
+}
+
+// ---- In-place streaming (lbm_update_bulk_cell_in_place) ---------------------------------------
+
+// Lanes lo <= i < hi of a block into dst_row[x0 + cx + i], x0 + cx + i wrapped across the row's
+// ends (at most one lane wraps, as in pull_wrapped_link).
+__forceinline__ void push_link(lbm_pop* dst_row, const float* block, const int x0, const int cx, const int nx,
+                               int lo, int hi) {
+    if (lo < hi && x0 + cx + lo < 0) dst_row[nx - 1] = lbm_pop_store(block[lo++]);
+    if (lo < hi && x0 + cx + hi - 1 >= nx) dst_row[0] = lbm_pop_store(block[--hi]);
+    if (lo < hi) store_lanes(dst_row + x0 + cx, block, lo, hi);
+}
+
+// A chunk of bulk cells of the single buffer f at the given parity, its cells lo <= i < hi stored.
+// A whole float32 chunk inside its row runs as the two-buffer pull's vector loop does, each lane
+// reading and writing its own slots; any other (a chunk that shares cells with the next one, whose
+// shared cells' slots the other may already have written, a chunk at a periodic row's end, or
+// 16-bit storage) is pulled into a block, collided, and stored by lanes. The lines it writes are
+// the ones it read (pushing: plane q at x + c_q is read as link opp(q) and written as q), so no
+// store streams.
+template <int kCollision, bool kForce>
+LBM_CHUNK_ATTR void in_place_chunk(lbm_pop* f, const LbmParams& p, const long long row, const int x0, const int lo,
+                                   const int hi, const int parity, const int ym, const int y, const int yp,
+                                   const int zm, const int z, const int zp) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
+    {
+        const int x = x0 + kAhead, xm = x - 1, xp = x + 1;
+#define LBM_PREFETCH_IN_PLACE(q, cx, cy, cz, w)                                                   \
+    __builtin_prefetch(parity == 0 ? f + LBM_OPP(q) * S + LBM_BULK_SOURCE(cx, cy, cz) : f + q * S + row + x, 1, \
+                       LBM_PREFETCH_LOCALITY);
+        D3Q19_LINKS(LBM_PREFETCH_IN_PLACE)
+#undef LBM_PREFETCH_IN_PLACE
+    }
+#if LBM_STORAGE == LBM_STORAGE_FP32
+    if (lo == 0 && hi == kChunk && x0 != 0 && x0 + kChunk != nx) {
+#pragma omp simd
+        for (int i = 0; i < kChunk; ++i) {
+            const int x = x0 + i;
+            lbm_update_bulk_cell_in_place<kCollision>(f, p, row + x, parity, x - 1, x, x + 1, ym, y, yp, zm, z, zp,
+                                                      kForce);
+        }
+        return;
+    }
+#endif
+    alignas(64) float block[19][kChunk];
+    if (parity == 0) {
+#define LBM_PULL_SWAPPED_LINK(q, cx, cy, cz, w) \
+    pull_wrapped_link(block[q], f + LBM_OPP(q) * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
+        D3Q19_LINKS(LBM_PULL_SWAPPED_LINK)
+#undef LBM_PULL_SWAPPED_LINK
+    } else {
+#define LBM_LOAD_OWN(q, cx, cy, cz, w) load_block(block[q], f + q * S + row + x0);
+        D3Q19_LINKS(LBM_LOAD_OWN)
+#undef LBM_LOAD_OWN
+    }
+#pragma omp simd
+    for (int i = 0; i < kChunk; ++i) collide_block_lane<kCollision, kForce>(block, p, x0, i);
+    if (parity == 0) {
+#define LBM_PUSH_LINK(q, cx, cy, cz, w) push_link(f + q * S + LBM_BULK_ROW(-(cy), -(cz)), block[q], x0, cx, p.nx, lo, hi);
+        D3Q19_LINKS(LBM_PUSH_LINK)
+#undef LBM_PUSH_LINK
+    } else {
+#define LBM_STORE_SWAPPED_LINK(q, cx, cy, cz, w) store_lanes(f + LBM_OPP(q) * S + row + x0, block[q], lo, hi);
+        D3Q19_LINKS(LBM_STORE_SWAPPED_LINK)
+#undef LBM_STORE_SWAPPED_LINK
+    }
+}
+
+// The bulk cells x0 <= x < x1 of one row of the single buffer f at the given parity.
+template <int kCollision, bool kForce>
+void bulk_run_in_place(lbm_pop* f, const LbmParams& p, const long long row, const int x0, const int x1,
+                       const int parity, const int ym, const int y, const int yp, const int zm, const int z,
+                       const int zp) {
+    const int nx = p.nx;
+    if (x1 - x0 >= kChunk) {
+        for_each_chunk(row, x0, x1, [&](const int start, const int lo, const int hi) {
+            in_place_chunk<kCollision, kForce>(f, p, row, start, lo, hi, parity, ym, y, yp, zm, z, zp);
+        });
+        return;
+    }
+    for (int x = x0; x < x1; ++x)
+        lbm_update_bulk_cell_in_place<kCollision>(f, p, row + x, parity, lbm_wrap(x - 1, nx), x, lbm_wrap(x + 1, nx),
+                                                  ym, y, yp, zm, z, zp, kForce);
 }
 
 // The end of the run of bulk cells in a row's flags from x on: the first x' >= x whose cell is not
@@ -574,6 +667,39 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     }
 }
 
+// One step of in-place streaming on the single buffer f at the given parity: its bulk cells, by
+// rows in the blocks step() takes (the set-up refuses grids with other updated cells,
+// solver/streaming.py).
+template <int kCollision>
+void step_in_place(lbm_pop* f, const LbmParams& p, const int parity) {
+    const int nx = p.nx, ny = p.ny, nz = p.nz;
+    const long long n_rows = (long long)ny * nz;
+    const long long rows_per_block = n_rows / (16LL * omp_get_max_threads()) + 1;
+#pragma omp parallel
+    {
+        const FlushDenormals flush;
+#pragma omp for schedule(dynamic, rows_per_block)
+        for (long long r = 0; r < n_rows; ++r) {
+            const int y = (int)(r % ny), z = (int)(r / ny);
+            const int ym = lbm_wrap(y - 1, ny), yp = lbm_wrap(y + 1, ny);
+            const int zm = lbm_wrap(z - 1, nz), zp = lbm_wrap(z + 1, nz);
+            const long long row = r * nx;
+            for (int x = 0; x < nx;) {
+                if (!(p.flags[row + x] & FLAG_BULK)) {
+                    ++x;
+                    continue;
+                }
+                const int end = bulk_run_end(p.flags + row, x + 1, nx);
+                if (p.has_force)
+                    bulk_run_in_place<kCollision, true>(f, p, row, x, end, parity, ym, y, yp, zm, z, zp);
+                else
+                    bulk_run_in_place<kCollision, false>(f, p, row, x, end, parity, ym, y, yp, zm, z, zp);
+                x = end;
+            }
+        }
+    }
+}
+
 template <int kCollision>
 void init(lbm_pop* f, const float* moments, const long long n_cells, const long long plane_stride) {
 #pragma omp parallel for schedule(static)
@@ -596,6 +722,15 @@ void lbm_step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams* params) {
         step<LBM_COLLISION_ENTROPIC>(f_src, f_dst, *params);
     else
         step<LBM_COLLISION_BGK>(f_src, f_dst, *params);
+}
+
+// One step of in-place streaming on the single buffer f, its layout given by parity
+// (../lbm_cell.cuh, lbm_update_bulk_cell_in_place).
+void lbm_step_in_place(lbm_pop* f, const LbmParams* params, const int parity) {
+    if (params->collision == LBM_COLLISION_ENTROPIC)
+        step_in_place<LBM_COLLISION_ENTROPIC>(f, *params, parity);
+    else
+        step_in_place<LBM_COLLISION_BGK>(f, *params, parity);
 }
 
 void lbm_init(lbm_pop* f, const float* moments, const long long n_cells,

@@ -69,6 +69,11 @@ class Backend(ABC):
         force, 3 values of force_dtype on the device."""
 
     @abstractmethod
+    def step_in_place(self, f: Any, params: KernelParams, parity: int, force: Any) -> None:
+        """One step of in-place streaming on the single buffer f, whose layout parity gives
+        (solver/streaming.py); the grid has no body, so force (as step's) is zero."""
+
+    @abstractmethod
     def explode(
         self,
         c_now: Any,

@@ -71,6 +71,7 @@ class CpuBackend(Backend):
             return self._libs[storage_code]
         lib = ctypes.CDLL(str(build_host_library(storage_code)))
         lib.lbm_step.argtypes = [_P, _P, _P]
+        lib.lbm_step_in_place.argtypes = [_P, _P, _I]
         lib.lbm_wall_pool.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_stream_copy.argtypes = [_P, _P, _LL]
@@ -82,6 +83,7 @@ class CpuBackend(Backend):
             getattr(lib, name).argtypes = argtypes
         for fn in (
             lib.lbm_step,
+            lib.lbm_step_in_place,
             lib.lbm_wall_pool,
             lib.lbm_init,
             lib.lbm_fields,
@@ -198,6 +200,12 @@ class CpuBackend(Backend):
 
     def voxelize(self, kernel: str, n_items: int, *args) -> None:
         getattr(self._lib, kernel)(*(_ptr(a) if isinstance(a, np.ndarray) else a for a in args))
+
+    def step_in_place(
+        self, f: np.ndarray, params: KernelParams, parity: int, force: np.ndarray
+    ) -> None:
+        self._for(f).lbm_step_in_place(_ptr(f), _ptr(params.record), parity)
+        force[:] = 0.0
 
     def fields(
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int

@@ -142,6 +142,13 @@ class CudaBackend(Backend):
             apply(self._blocks(n_pool), (THREADS_PER_BLOCK,), (f_dst, params.record))
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
 
+    def step_in_place(self, f: Any, params: KernelParams, parity: int, force: Any) -> None:
+        grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
+        self._function("lbm_step_in_place", f)(
+            grid, (STEP_THREADS_X,), (f, params.record, np.int32(parity))
+        )
+        force[...] = 0.0
+
     def explode(
         self,
         c_now,
