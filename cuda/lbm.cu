@@ -46,14 +46,25 @@ extern "C" __global__ void lbm_fill_freeslip_cells(lbm_pop* __restrict__ f, cons
 }
 
 // The links of the fluid cells next to the tunnel's no-slip walls and the road, into those walls'
-// populations of f before lbm_step reads them (lbm_fill_wall_cell), one thread per cell.
-extern "C" __global__ void lbm_fill_wall_cells(lbm_pop* __restrict__ f, const LbmParams p) {
+// populations of f before lbm_step reads them (lbm_fill_wall_cell), one thread per cell; layout
+// the buffer's (LBM_LAYOUT_*: in place, where lbm_step_in_place reads them).
+template <int kLayout>
+__device__ __forceinline__ void lbm_fill_wall_cell_any(lbm_pop* f, const LbmParams& p, const long long i) {
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_fill_wall_cell<LBM_COLLISION_ENTROPIC, kLayout>(f, p, i);
+    else
+        lbm_fill_wall_cell<LBM_COLLISION_BGK, kLayout>(f, p, i);
+}
+
+extern "C" __global__ void lbm_fill_wall_cells(lbm_pop* __restrict__ f, const LbmParams p, const int layout) {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= p.n_wall_fill) return;
-    if (p.collision == LBM_COLLISION_ENTROPIC)
-        lbm_fill_wall_cell<LBM_COLLISION_ENTROPIC>(f, p, i);
+    if (layout == LBM_LAYOUT_SWAPPED)
+        lbm_fill_wall_cell_any<LBM_LAYOUT_SWAPPED>(f, p, i);
+    else if (layout == LBM_LAYOUT_PUSHED)
+        lbm_fill_wall_cell_any<LBM_LAYOUT_PUSHED>(f, p, i);
     else
-        lbm_fill_wall_cell<LBM_COLLISION_BGK>(f, p, i);
+        lbm_fill_wall_cell_any<LBM_LAYOUT_PULL>(f, p, i);
 }
 
 extern "C" __global__ void lbm_init(lbm_pop* __restrict__ f, const float* __restrict__ moments,

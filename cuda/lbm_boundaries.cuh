@@ -13,6 +13,37 @@ __device__ __forceinline__ long long lbm_index(const LbmParams& p, const int x, 
     return lbm_wrap(x, p.nx) + (long long)p.nx * (lbm_wrap(y, p.ny) + (long long)p.ny * lbm_wrap(z, p.nz));
 }
 
+// The layouts a buffer's populations may have (solver/streaming.py): the two-buffer pull's, where
+// post(q, y), the population that left cell y along c_q in the last step, is in plane q at y, and
+// in-place streaming's two parities (lbm_update_bulk_cell_in_place in lbm_cell.cuh).
+#define LBM_LAYOUT_PULL 0
+#define LBM_LAYOUT_SWAPPED 1  // in place, parity 0: post(q, y) in plane opp(q) at y
+#define LBM_LAYOUT_PUSHED 2   // in place, parity 1: post(q, y) in plane q at y + c_q
+
+// Index in f of post(q, y) for the cell y at index n and coordinates (x, y, z) (wrapped or not),
+// c_q = (cx, cy, cz).
+template <int kLayout>
+__device__ __forceinline__ long long lbm_post_index(const LbmParams& p, const int q, const int cx, const int cy,
+                                                    const int cz, const long long n, const int x, const int y,
+                                                    const int z) {
+    const long long S = p.plane_stride;
+    if (kLayout == LBM_LAYOUT_PULL) return q * S + n;
+    if (kLayout == LBM_LAYOUT_SWAPPED) return LBM_OPP(q) * S + n;
+    return q * S + lbm_index(p, x + cx, y + cy, z + cz);
+}
+
+// Index in f where the next step takes link q of the cell at n from, src the index of its source
+// cell n - c_q: plane q at src for the pull; in place, the slot the step reads (plane opp(q) at
+// src when the step pushes, plane q at n when it is local).
+template <int kLayout>
+__device__ __forceinline__ long long lbm_incoming_index(const LbmParams& p, const int q, const long long n,
+                                                        const long long src) {
+    const long long S = p.plane_stride;
+    if (kLayout == LBM_LAYOUT_PULL) return q * S + src;
+    if (kLayout == LBM_LAYOUT_SWAPPED) return LBM_OPP(q) * S + src;
+    return q * S + n;
+}
+
 // The link along grid axis k (0, 1, 2) with sign c (+-1): links 1 .. 6 are +x, -x, +y, -y, +z, -z.
 // Its source x - c e_k is the cell's neighbour on the -c side of axis k.
 __device__ __forceinline__ int lbm_axis_link(const int k, const int c) { return 1 + 2 * k + (c < 0); }

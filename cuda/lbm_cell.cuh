@@ -227,15 +227,18 @@ __device__ __forceinline__ void lbm_fill_wall_links(lbm_pop* f, const LbmParams&
 // mirrors are fixed at compile time, the wall's distance 1/2 and its cut the whole face. On the
 // channel it filled its walls' cells fast enough to run the whole step 1.16-1.18 times faster
 // than lbm_fill_wall_links did (one thread; docs/performance.md). (xm, x, xp) etc. are the
-// coordinates with periodic wrap applied, as lbm_pull_collide_bulk_cell takes them.
-template <int kCollision, int kFace, bool kMoving>
+// coordinates with periodic wrap applied, as lbm_pull_collide_bulk_cell takes them. kLayout is
+// the buffer's (lbm_post_index): in place, the wall's links go where the next step reads them
+// (lbm_incoming_index), slots that hold no population of the last step (the wall's own, or the
+// cell's link from the wall, which no fluid cell pushed), so the fill reads and writes one buffer.
+template <int kCollision, int kFace, bool kMoving, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_fill_plane_wall(lbm_pop* f, const LbmParams& p, const long long n,
                                                     const int xm, const int x, const int xp,
                                                     const int ym, const int y, const int yp,
                                                     const int zm, const int z, const int zp) {
     constexpr int k = (kFace - 1) / 2;
     constexpr int side = (kFace & 1) ? 1 : -1;  // the wall lies on the -side side of axis k
-    const long long S = p.plane_stride, nx = p.nx, nxy = (long long)p.nx * p.ny;
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
     // Per wall link: the no-slip value, the specular one (c's k component reversed) and the
     // population leaving the cell towards the wall.
     float f_ns[19], f_sp[19], f_out[19];
@@ -244,8 +247,9 @@ __device__ __forceinline__ void lbm_fill_plane_wall(lbm_pop* f, const LbmParams&
     if (LBM_PLANE_MEMBER(cx, cy, cz)) {                                                                \
         const int mir = LBM_LINK_OF[((k == 0 ? -(cx) : (cx)) + 1) + 3 * ((k == 1 ? -(cy) : (cy)) + 1) + \
                                     9 * ((k == 2 ? -(cz) : (cz)) + 1)];                                \
-        f_out[q] = lbm_pop_load(f[LBM_OPP(q) * S + n]);                                                \
-        f_sp[q] = lbm_pop_load(f[mir * S + n]);                                                        \
+        f_out[q] = lbm_pop_load(f[lbm_post_index<kLayout>(p, LBM_OPP(q), -(cx), -(cy), -(cz), n, x, y, z)]); \
+        f_sp[q] = lbm_pop_load(f[lbm_post_index<kLayout>(p, mir, k == 0 ? -(cx) : (cx), k == 1 ? -(cy) : (cy), \
+                                                         k == 2 ? -(cz) : (cz), n, x, y, z)]);               \
         if (kMoving) {                                                                                 \
             const float e_opp = p.wall_feq[LBM_OPP(q)] + (w), e_mir = p.wall_feq[mir] + (w);           \
             const float s = (e_opp - e_mir) / (e_opp + e_mir);                                         \
@@ -259,14 +263,18 @@ __device__ __forceinline__ void lbm_fill_plane_wall(lbm_pop* f, const LbmParams&
     float r = 1.0f;  // the no-slip rule's share
     if (p.wall_model == LBM_WALL_LOGLAW) {
         float rho, u_own[3];
-        lbm_sample_velocity<kCollision>(f, p, n, &rho, u_own);
+        lbm_sample_velocity<kCollision, kLayout>(f, p, n, x, y, z, &rho, u_own);
         // The input: the cell wall_sample - 1 out along the normal where it is fluid, else the
         // cell's own (lbm_wall_sample), read from whichever it is.
         const int off = side * (p.wall_sample - 1);
-        const long long s_cell = lbm_index(p, x + (k == 0 ? off : 0), y + (k == 1 ? off : 0), z + (k == 2 ? off : 0));
+        const int sx = x + (k == 0 ? off : 0), sy = y + (k == 1 ? off : 0), sz = z + (k == 2 ? off : 0);
+        const long long s_cell = lbm_index(p, sx, sy, sz);
         const bool sampled = off != 0 && (p.flags[s_cell] & FLAG_TYPE_MASK) == FLAG_FLUID;
         float rho_s, u[3];
-        lbm_sample_velocity<kCollision>(f, p, sampled ? s_cell : n, &rho_s, u);
+        if (sampled)
+            lbm_sample_velocity<kCollision, kLayout>(f, p, s_cell, sx, sy, sz, &rho_s, u);
+        else
+            lbm_sample_velocity<kCollision, kLayout>(f, p, n, x, y, z, &rho_s, u);
         const float y_offset = sampled ? (float)off * (float)side : 0.0f;
         if (kMoving) {
             u[0] -= p.wall_ux;
@@ -298,7 +306,8 @@ __device__ __forceinline__ void lbm_fill_plane_wall(lbm_pop* f, const LbmParams&
     }
 #define LBM_PLANE_FILL(q, cx, cy, cz, w)                                                          \
     if (LBM_PLANE_MEMBER(cx, cy, cz))                                                             \
-        f[q * S + LBM_BULK_SOURCE(cx, cy, cz)] = lbm_pop_store(r * f_ns[q] + (1.0f - r) * f_sp[q]);
+        f[lbm_incoming_index<kLayout>(p, q, n, LBM_BULK_SOURCE(cx, cy, cz))] =                   \
+            lbm_pop_store(r * f_ns[q] + (1.0f - r) * f_sp[q]);
     D3Q19_LINKS(LBM_PLANE_FILL)
 #undef LBM_PLANE_FILL
 #undef LBM_PLANE_MEMBER
@@ -306,8 +315,9 @@ __device__ __forceinline__ void lbm_fill_plane_wall(lbm_pop* f, const LbmParams&
 
 // Entry i of the cells whose wall links are filled before the step (p.wall_fill_cells): by
 // lbm_fill_plane_wall where its only wall is a plane (p.wall_fill_face[i]: the face's link, plus 6
-// for the road), else by lbm_fill_wall_links.
-template <int kCollision>
+// for the road), else by lbm_fill_wall_links (the pull's layout only: in-place streaming runs
+// plane walls alone, solver/streaming.py).
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_fill_wall_cell(lbm_pop* f, const LbmParams& p, const long long i) {
     const long long n = p.wall_fill_cells[i];
     const long long nxy = (long long)p.nx * p.ny;
@@ -317,7 +327,7 @@ __device__ __forceinline__ void lbm_fill_wall_cell(lbm_pop* f, const LbmParams& 
     switch (p.wall_fill_face[i]) {
 #define LBM_PLANE_CASE(code, face, moving)                                                              \
     case code:                                                                                          \
-        lbm_fill_plane_wall<kCollision, face, moving>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp);         \
+        lbm_fill_plane_wall<kCollision, face, moving, kLayout>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp); \
         return;
         LBM_PLANE_CASE(1, 1, false)
         LBM_PLANE_CASE(2, 2, false)
@@ -331,7 +341,7 @@ __device__ __forceinline__ void lbm_fill_wall_cell(lbm_pop* f, const LbmParams& 
         LBM_PLANE_CASE(12, 6, true)
 #undef LBM_PLANE_CASE
         default:
-            lbm_fill_wall_links<kCollision>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp);
+            if (kLayout == LBM_LAYOUT_PULL) lbm_fill_wall_links<kCollision>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp);
     }
 }
 

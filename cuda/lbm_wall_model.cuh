@@ -76,14 +76,15 @@ __device__ __forceinline__ bool lbm_is_wall(const unsigned char flag) {
     return t == FLAG_SOLID || t == FLAG_MOVING;
 }
 
-// Density and velocity (with half the body force, Guo) of cell s from its populations of the
-// last step.
-template <int kCollision>
+// Density and velocity (with half the body force, Guo) of cell s, at (sx, sy, sz), from its
+// populations of the last step in the buffer's layout (lbm_post_index).
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_sample_velocity(const lbm_pop* __restrict__ f_src, const LbmParams& p,
-                                                    const long long s, float* rho, float* u) {
-    const long long S = p.plane_stride;
+                                                    const long long s, const int sx, const int sy, const int sz,
+                                                    float* rho, float* u) {
     float fs[19];
-#define LBM_LOAD_SAMPLE(q, cx, cy, cz, w) fs[q] = lbm_pop_load(f_src[q * S + s]);
+#define LBM_LOAD_SAMPLE(q, cx, cy, cz, w) \
+    fs[q] = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, q, cx, cy, cz, s, sx, sy, sz)]);
     D3Q19_LINKS(LBM_LOAD_SAMPLE)
 #undef LBM_LOAD_SAMPLE
     lbm_moments<kCollision>(fs, rho, &u[0], &u[1], &u[2]);
@@ -105,7 +106,7 @@ __device__ __forceinline__ void lbm_wall_sample(const lbm_pop* __restrict__ f_sr
     const long long s = lbm_index(p, x + off[0], y + off[1], z + off[2]);
     if ((off[0] | off[1] | off[2]) && (p.flags[s] & FLAG_TYPE_MASK) == FLAG_FLUID) {
         float rho_s;
-        lbm_sample_velocity<kCollision>(f_src, p, s, &rho_s, u);
+        lbm_sample_velocity<kCollision>(f_src, p, s, x + off[0], y + off[1], z + off[2], &rho_s, u);
         *y_offset = off[0] * nrm[0] + off[1] * nrm[1] + off[2] * nrm[2];
     } else {
         u[0] = u_own[0];
@@ -426,7 +427,7 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
     friction[0] = friction[1] = friction[2] = 0.0f;
     if (!faces && !body) return true;  // a reporting cell off the body's links: no shear of its own
     float rho, u_own[3];
-    lbm_sample_velocity<kCollision>(f_src, p, n, &rho, u_own);
+    lbm_sample_velocity<kCollision>(f_src, p, n, x, y, z, &rho, u_own);
     // The body's surface normal, for the share of each voxel face.
     const float a_l1 = area ? fabsf(area[0]) + fabsf(area[1]) + fabsf(area[2]) : 0.0f;
     unsigned int taken = body ? lbm_wall_body<kCollision>(f_src, q_links, p, n, x, y, z, wall, rho, u_own,

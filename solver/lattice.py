@@ -81,6 +81,11 @@ WALL_MODELS = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_")
 WALL_BODY_RULES = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_BODY_")
 
 
+#: The layouts a population buffer may have ("pull", "swapped", "pushed"; solver/streaming.py),
+#: valued as LBM_LAYOUT_* in the kernels.
+LAYOUTS = _read_wall_defines(CUDA_DIR / "lbm_boundaries.cuh", "LBM_LAYOUT_")
+
+
 def plane_stride(n_cells: int, itemsize: int = 4) -> int:
     """Distance in populations (of itemsize bytes: 4 for float32, 2 for 16-bit storage) between
     two links' planes: n_cells rounded up to 256 bytes, plus 320 bytes, so that the 19 planes start

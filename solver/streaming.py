@@ -1,5 +1,6 @@
 """In-place streaming (`resolution.streaming: aa`): one population buffer instead of two, the
-layouts of its two parities, and which grids it runs.
+layouts of its two parities, and which grids it runs (periodic grids, plane no-slip or moving
+walls).
 
 The kernels (`lbm_update_bulk_cell_in_place` in cuda/lbm_cell.cuh, after the AA pattern of
 Bailey et al. 2009) alternate two layouts of the post-collision populations post(q, y) of the
@@ -23,9 +24,7 @@ import numpy as np
 
 from solver import lattice
 from solver.errors import ConfigError
-from solver.lattice import BULK, FLUID, TYPE_MASK
-
-STREAMINGS = ("ab", "aa")
+from solver.lattice import BULK, FLUID, GHOST, INLET, OUTFLOW, TYPE_MASK
 
 
 def _planes(buffer: Any, shape_zyx: tuple[int, int, int], plane_stride: int) -> list[Any]:
@@ -67,17 +66,21 @@ def to_canonical(
         pushed_to_canonical(buffer, shape_zyx, plane_stride, xp)
 
 
-def check_in_place_grid(flags: np.ndarray, n_freeslip: int, n_wall_fill: int) -> None:
+def check_in_place_grid(flags: np.ndarray, n_freeslip: int, wall_fill_face: np.ndarray) -> None:
     """Refuse, with one line naming resolution.streaming, a grid that in-place streaming does not
-    run yet: it updates bulk fluid cells only (every neighbour a fluid cell), so no inlet,
-    outflow, body, wall next to the fluid or refinement ghost."""
+    run yet. It updates bulk fluid cells (solver/wall_fill.py, mark_bulk) and fills the walls of
+    the cells next to a single plane of no-slip or moving wall (wall_fill_face, the plane fill's
+    face per filled cell, 0 where the cell's walls are not one plane): so no body, inlet, outflow,
+    free-slip wall, refinement ghost, or edge or corner of walls at a fluid cell."""
     types = flags & TYPE_MASK
     updated = types == FLUID
-    others = int(np.count_nonzero(~updated & (types != lattice.SOLID)))
+    open_cells = int(np.count_nonzero((types == INLET) | (types == OUTFLOW) | (types == GHOST)))
     not_bulk = int(np.count_nonzero(updated & ((flags & BULK) == 0)))
-    if others or not_bulk or n_freeslip or n_wall_fill:
+    corners = int(np.count_nonzero(np.asarray(wall_fill_face) == 0))
+    if open_cells or not_bulk or corners or n_freeslip:
         raise ConfigError(
-            "resolution.streaming=aa runs periodic grids of fluid cells only for now (this grid "
-            f"has {not_bulk + n_wall_fill} cells next to walls or the body and {others} inlet, "
-            "outflow, wall or ghost cells that touch the flow): set resolution.streaming=ab"
+            "resolution.streaming=aa runs periodic grids and plane no-slip or moving walls only "
+            f"for now (this grid has {not_bulk} cells next to the body, {corners} next to an "
+            f"edge of walls, {n_freeslip} free-slip links and {open_cells} inlet, outflow or "
+            "ghost cells): set resolution.streaming=ab"
         )

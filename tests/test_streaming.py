@@ -1,6 +1,6 @@
 """In-place streaming (`resolution.streaming: aa`, solver/streaming.py): the two-buffer pull's
-flow in one buffer, checkpoints in the two-buffer layout, and the grids it does not run yet
-refused in one line."""
+flow in one buffer, on periodic grids and between plane walls, checkpoints in the two-buffer
+layout, and the grids it does not run yet refused in one line."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from conftest import PERIODIC, ROOT, decoded_populations, make_case
 
 from solver.config import load_case, merge_case
 from solver.errors import ConfigError
+from solver.lattice import FLUID, TYPE_MASK
 from solver.memory import population_bytes_per_cell
 from solver.simulation import Simulation
 
@@ -104,17 +105,46 @@ def test_checkpoint_resumes_across_streaming_modes(cpu, first, second):
         assert np.max(np.abs(resumed.populations() - sim.populations())) <= 1e-6 * scale
 
 
-def test_in_place_streaming_refuses_walls_in_one_line(cpu):
-    """A grid with walls (the channel) and a refined case are refused, naming the key."""
-    channel = load_case(
-        ROOT / "cases" / "channel.yaml",
-        ["resolution.streaming=aa", "resolution.cells_per_length=8"],
+@pytest.mark.parametrize(
+    "case_file, overrides",
+    [
+        # the wall-modelled LES channel: plane walls filled with the law of the wall's blend
+        ("channel.yaml", ["resolution.cells_per_length=8"]),
+        ("poiseuille.yaml", []),  # BGK, halfway bounce-back, rows shorter than a chunk
+        ("poiseuille.yaml", ["domain.boundaries.y_max=moving"]),  # the moving wall's pair rule
+    ],
+    ids=["channel", "poiseuille", "moving-wall"],
+)
+def test_in_place_streaming_fills_plane_walls_as_the_pull(cpu, case_file, overrides):
+    """Grids between plane walls: the walls' links, filled before each step where the in-place
+    step reads them (lbm_fill_plane_wall with lbm_incoming_index), give the fluid cells the
+    two-buffer pull's populations after 7 and 8 more steps, to 1e-6 of their scale. (The wall
+    cells' own slots hold different things in the two modes and are never read as a state.)"""
+    case = load_case(ROOT / "cases" / case_file, overrides)
+    runs = {}
+    for streaming in ("ab", "aa"):
+        sim = Simulation(merge_case(case, [f"resolution.streaming={streaming}"]), cpu)
+        assert sim.params["n_wall_fill"] > 0
+        fluid = ((sim.flags_host & TYPE_MASK) == FLUID).reshape(-1)
+        states = []
+        for steps in (7, 8):
+            sim.advance(steps)
+            planes = sim.populations().reshape(19, -1)[:, : sim.grid.n_cells]
+            states.append(planes[:, fluid].astype(np.float64))
+        runs[streaming] = states
+    for f_ab, f_aa in zip(runs["ab"], runs["aa"], strict=True):
+        assert np.max(np.abs(f_aa - f_ab)) <= 1e-6 * np.max(np.abs(f_ab))
+
+
+def test_in_place_streaming_refuses_other_grids_in_one_line(cpu):
+    """A grid with a body, an inlet, an outflow and free-slip walls (the wind-tunnel box) and a
+    refined case are refused, naming the key."""
+    box = load_case(
+        ROOT / "cases" / "windtunnel_box.yaml",
+        ["resolution.streaming=aa", "resolution.cells_per_length=12", "resolution.min_gap_cells=0"],
     )
     with pytest.raises(ConfigError, match="resolution.streaming=aa runs periodic grids") as info:
-        Simulation(channel, cpu)
+        Simulation(box, cpu)
     assert "\n" not in str(info.value)
     with pytest.raises(ConfigError, match="resolution.streaming"):
-        load_case(
-            ROOT / "cases" / "sphere_refined.yaml",
-            ["resolution.streaming=aa"],
-        )
+        load_case(ROOT / "cases" / "sphere_refined.yaml", ["resolution.streaming=aa"])

@@ -16,12 +16,16 @@ from solver.run import Runner
 from solver.simulation import FORCE_TOTAL, Simulation
 
 
+@pytest.mark.parametrize("streaming", ["ab", "aa"])
 @pytest.mark.parametrize("collision", ["bgk", "entropic"])
-def test_poiseuille_profile(cpu, collision):
+def test_poiseuille_profile(cpu, collision, streaming):
     """Body-force-driven plane Poiseuille flow, 16 cells across H, walls by halfway bounce-back
     (the wall half a cell outside the last fluid node): relative L2 error of u(y) < 1%, with
-    either collision operator."""
-    case = load_case(ROOT / "cases" / "poiseuille.yaml", [f"resolution.collision={collision}"])
+    either collision operator and either streaming (resolution.streaming)."""
+    case = load_case(
+        ROOT / "cases" / "poiseuille.yaml",
+        [f"resolution.collision={collision}", f"resolution.streaming={streaming}"],
+    )
     sim = Simulation(case, cpu)
     sim.advance(case.run.max_steps)
     inner = sim.grid.interior()
@@ -33,7 +37,7 @@ def test_poiseuille_profile(cpu, collision):
     assert len(y) == 16
     error = np.linalg.norm(u - exact) / np.linalg.norm(exact)
     print(
-        f"measured: Poiseuille ({collision}) relative L2 error {error:.2e} (tau "
+        f"measured: Poiseuille ({collision}, {streaming}) relative L2 error {error:.2e} (tau "
         f"{sim.units.tau:.3f})"
     )
     assert error < 0.01, f"relative L2 error {error:.4f}"

@@ -667,9 +667,10 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     }
 }
 
-// One step of in-place streaming on the single buffer f at the given parity: its bulk cells, by
-// rows in the blocks step() takes (the set-up refuses grids with other updated cells,
-// solver/streaming.py).
+// One step of in-place streaming on the single buffer f at the given parity: the plane walls'
+// links of the cells next to them filled where the step reads them (lbm_fill_wall_cell), then the
+// bulk cells, by rows in the blocks step() takes (the set-up refuses grids with other updated
+// cells and other walls, solver/streaming.py).
 template <int kCollision>
 void step_in_place(lbm_pop* f, const LbmParams& p, const int parity) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
@@ -678,6 +679,13 @@ void step_in_place(lbm_pop* f, const LbmParams& p, const int parity) {
 #pragma omp parallel
     {
         const FlushDenormals flush;
+#pragma omp for schedule(static)
+        for (long long i = 0; i < p.n_wall_fill; ++i) {
+            if (parity == 0)
+                lbm_fill_wall_cell<kCollision, LBM_LAYOUT_SWAPPED>(f, p, i);
+            else
+                lbm_fill_wall_cell<kCollision, LBM_LAYOUT_PUSHED>(f, p, i);
+        }
 #pragma omp for schedule(dynamic, rows_per_block)
         for (long long r = 0; r < n_rows; ++r) {
             const int y = (int)(r % ny), z = (int)(r / ny);

@@ -16,7 +16,7 @@ import numpy as np
 from solver.backends.base import Backend, storage_code
 from solver.errors import BackendUnavailableError
 from solver.kernel_params import FIELDS, KernelParams
-from solver.lattice import CUDA_DIR
+from solver.lattice import CUDA_DIR, LAYOUTS
 
 
 def inline_includes(path: Path) -> str:
@@ -41,6 +41,7 @@ def inline_includes(path: Path) -> str:
 
 
 THREADS_PER_BLOCK = 256  # 1D kernels (init, fields)
+LAYOUT_PULL, LAYOUT_SWAPPED, LAYOUT_PUSHED = (LAYOUTS[k] for k in ("pull", "swapped", "pushed"))
 STEP_THREADS_X = 128  # lbm_step: threads along x per block; y and z come from the grid
 
 
@@ -130,7 +131,11 @@ class CudaBackend(Backend):
         n_wall_fill = int(params["n_wall_fill"])
         if n_wall_fill:  # the links the cells next to the other walls take from them
             fill = self._function("lbm_fill_wall_cells", f_src)
-            fill(self._blocks(n_wall_fill), (THREADS_PER_BLOCK,), (f_src, params.record))
+            fill(
+                self._blocks(n_wall_fill),
+                (THREADS_PER_BLOCK,),
+                (f_src, params.record, np.int32(LAYOUT_PULL)),
+            )
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
@@ -143,6 +148,15 @@ class CudaBackend(Backend):
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
 
     def step_in_place(self, f: Any, params: KernelParams, parity: int, force: Any) -> None:
+        n_wall_fill = int(params["n_wall_fill"])
+        if n_wall_fill:  # the plane walls' links, where the in-place step reads them
+            layout = LAYOUT_SWAPPED if parity == 0 else LAYOUT_PUSHED
+            fill = self._function("lbm_fill_wall_cells", f)
+            fill(
+                self._blocks(n_wall_fill),
+                (THREADS_PER_BLOCK,),
+                (f, params.record, np.int32(layout)),
+            )
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
         self._function("lbm_step_in_place", f)(
             grid, (STEP_THREADS_X,), (f, params.record, np.int32(parity))
