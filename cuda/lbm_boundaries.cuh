@@ -82,14 +82,16 @@ __device__ __forceinline__ float lbm_bouzidi(const float qw, const float f_out, 
 // about that flow: the wall adds no energy to perturbations. Ladd's rule f_out + 6 w c.u_w,
 // which the first-order expansion of this one corrects, feeds the lattice at tau0 -> 1/2
 // (docs/solver.md). Links with c.u_w = 0 and a mirror equal to opp reduce to bounce-back.
-// nb: the flags of the cell's link sources, nb[q] that of x - c_q.
+// nb: the flags of the cell's link sources, nb[q] that of x - c_q. (x, y, z): the cell's
+// coordinates; kLayout the buffer's (lbm_post_index).
+template <int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ float lbm_moving_wall(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                  const long long n, const int q, const int cx,
                                                  const int cy, const int cz,
-                                                 const unsigned char* nb) {
-    const long long S = p.plane_stride;
+                                                 const unsigned char* nb, const int x, const int y,
+                                                 const int z) {
     const int opp = LBM_OPP(q);
-    const float f_out = lbm_pop_load(f_src[opp * S + n]);
+    const float f_out = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, opp, -cx, -cy, -cz, n, x, y, z)]);
     // The wall's normal: the axis along which the neighbour of x towards the source is the wall.
     int mx = cx, my = cy, mz = cz;
     if (cz && (nb[lbm_axis_link(2, cz)] & FLAG_TYPE_MASK) == FLAG_MOVING) {
@@ -103,7 +105,8 @@ __device__ __forceinline__ float lbm_moving_wall(const lbm_pop* __restrict__ f_s
     const float w = q <= 6 ? LBM_W1 : LBM_W2;  // opp and mirror have q's weight
     const float e_opp = p.wall_feq[opp] + w, e_mir = p.wall_feq[mir] + w;
     const float s = (e_opp - e_mir) / (e_opp + e_mir);
-    return (1.0f - s) * f_out - s * lbm_pop_load(f_src[mir * S + n]) - 2.0f * s * w;  // shifted populations
+    const float f_mir = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, mir, mx, my, mz, n, x, y, z)]);
+    return (1.0f - s) * f_out - s * f_mir - 2.0f * s * w;  // shifted populations
 }
 
 // Incoming population of link (q, c) at fluid cell (x, y, z), whose source cell x - c is a
@@ -113,7 +116,8 @@ __device__ __forceinline__ float lbm_moving_wall(const lbm_pop* __restrict__ f_s
 // q_links: the cell's 18 wall fractions (links 1..18) for interpolated bounce-back on the body,
 // or null for halfway bounce-back.
 // nb: the flags of the cell's link sources, nb[q] that of x - c_q (nb[q] is the wall's).
-template <int kCollision>
+// kLayout: the buffer's (lbm_post_index).
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ float lbm_pull_from_wall(const lbm_pop* __restrict__ f_src,
                                                     const float* __restrict__ q_links,
                                                     const LbmParams& p, const long long n,
@@ -121,12 +125,11 @@ __device__ __forceinline__ float lbm_pull_from_wall(const lbm_pop* __restrict__ 
                                                     const int cz, const float w,
                                                     const int x, const int y, const int z,
                                                     const unsigned char* nb, float* force) {
-    const long long S = p.plane_stride;
     const int opp = LBM_OPP(q);
-    const float f_out = lbm_pop_load(f_src[opp * S + n]);
+    const float f_out = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, opp, -cx, -cy, -cz, n, x, y, z)]);
     const unsigned char src_flag = nb[q];
     const int type = src_flag & FLAG_TYPE_MASK;
-    if (type == FLAG_MOVING) return lbm_moving_wall(f_src, p, n, q, cx, cy, cz, nb);
+    if (type == FLAG_MOVING) return lbm_moving_wall<kLayout>(f_src, p, n, q, cx, cy, cz, nb, x, y, z);
     if (src_flag & FLAG_BODY) {
         float f_in = f_out;
         if (q_links) {
@@ -135,9 +138,13 @@ __device__ __forceinline__ float lbm_pull_from_wall(const lbm_pop* __restrict__ 
             // wrapped across a periodic face) or, next to a thin gap, the far cell x + c (the
             // source of the opposite link) is not fluid.
             if (qw > 0.0f && (qw >= 0.5f || (nb[opp] & FLAG_TYPE_MASK) == FLAG_FLUID)) {
-                f_in = lbm_bouzidi(qw, f_out,
-                                   qw < 0.5f ? lbm_pop_load(f_src[opp * S + lbm_index(p, x + cx, y + cy, z + cz)]) : 0.0f,
-                                   lbm_pop_load(f_src[q * S + n]));
+                const float f_far =
+                    qw < 0.5f ? lbm_pop_load(f_src[lbm_post_index<kLayout>(p, opp, -cx, -cy, -cz,
+                                                                           lbm_index(p, x + cx, y + cy, z + cz),
+                                                                           x + cx, y + cy, z + cz)])
+                              : 0.0f;
+                f_in = lbm_bouzidi(qw, f_out, f_far,
+                                   lbm_pop_load(f_src[lbm_post_index<kLayout>(p, q, cx, cy, cz, n, x, y, z)]));
             }
         }
         const float m = f_out + f_in;  // momentum along -c handed to the body per step

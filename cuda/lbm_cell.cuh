@@ -109,7 +109,7 @@ __device__ __forceinline__ void lbm_source_flags(const LbmParams& p, const int x
 // to force. With the wall model on, the wall links then take the model's blend
 // (lbm_wall_model.cuh); returns whether they did, with the tangential force on the body in
 // friction. f receives the populations the collision takes.
-template <int kCollision>
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict__ f_src,
                                                        const float* __restrict__ q_links,
                                                        const float* __restrict__ area,
@@ -118,7 +118,6 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
                                                        const long long slot, const int x, const int y,
                                                        const int z, float* f, float* force,
                                                        float* friction) {
-    const long long S = p.plane_stride;
     // Interpolated bounce-back does not return to the cell the mass its body links send to the
     // wall (the sum of f_out - f_in over them). Under the wall model's surface rule, whose slip is solved from
     // the links' exchange, the defect goes back to those links in proportion to their weights, so
@@ -139,11 +138,13 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
     // then do not wait on the branch (a demo sample 1.02-1.05 times faster, docs/performance.md).
 #define LBM_PULL_GENERAL(q, cx, cy, cz, w)                                                   \
     {                                                                                        \
-        f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);                     \
+        f[q] = lbm_pop_load(f_src[lbm_incoming_index<kLayout>(p, q, n, LBM_BULK_SOURCE(cx, cy, cz))]); \
         if (!lbm_pulls_plainly(nb[q])) {                                                     \
-            f[q] = lbm_pull_from_wall<kCollision>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, nb, force); \
+            f[q] = lbm_pull_from_wall<kCollision, kLayout>(f_src, q_links, p, n, q, cx, cy, cz, w, x, y, z, nb, \
+                                                           force);                           \
             if ((nb[q] & FLAG_BODY) && q_links) {                                            \
-                defect += lbm_pop_load(f_src[LBM_OPP(q) * S + n]) - f[q];                    \
+                defect += lbm_pop_load(f_src[lbm_post_index<kLayout>(p, LBM_OPP(q), -(cx), -(cy), -(cz), n, x, y, \
+                                                                     z)]) - f[q];            \
                 w_body += (w);                                                               \
                 body_links |= 1u << q;                                                       \
             }                                                                                \
@@ -170,13 +171,16 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
     const bool pooled = p.n_pool_slots && slot >= 0;
     float sent_back = 0.0f;
     if (pooled) {
-#define LBM_SENT_BACK(q, cx, cy, cz, w) sent_back += (body_links & (1u << q)) ? lbm_pop_load(f_src[LBM_OPP(q) * S + n]) : f[q];
+#define LBM_SENT_BACK(q, cx, cy, cz, w)                                                                     \
+    sent_back += (body_links & (1u << q))                                                                   \
+                     ? lbm_pop_load(f_src[lbm_post_index<kLayout>(p, LBM_OPP(q), -(cx), -(cy), -(cz), n, x, y, z)]) \
+                     : f[q];
         D3Q19_LINKS(LBM_SENT_BACK)
 #undef LBM_SENT_BACK
     }
     const bool modelled = p.wall_model == LBM_WALL_LOGLAW &&
-                          lbm_wall_function<kCollision>(f_src, q_links, area, wall, p, n, x, y, z, nb, f,
-                                                        force, friction);
+                          lbm_wall_function<kCollision, kLayout>(f_src, q_links, area, wall, p, n, x, y, z, nb,
+                                                                 f, force, friction);
     if (pooled) {  // the mass the cell gained through its body links
         float mass = 0.0f;
 #define LBM_CELL_MASS(q, cx, cy, cz, w) mass += f[q];
@@ -197,23 +201,25 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
 // populations, the wall model's sample), never at a wall, so the entries may be filled in any order
 // and beside the free-slip walls. On the channel 6% of the cells are next to a wall, and their
 // general pull and batched collision took 20-33% of the step (docs/performance.md).
-template <int kCollision>
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_fill_wall_links(lbm_pop* f, const LbmParams& p, const long long n,
                                                     const int xm, const int x, const int xp, const int ym,
                                                     const int y, const int yp, const int zm, const int z,
                                                     const int zp) {
-    const long long S = p.plane_stride, nx = p.nx, nxy = (long long)p.nx * p.ny;
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
     unsigned char nb[19];
     lbm_source_flags(p, xm, x, xp, ym, y, yp, zm, z, zp, nb);
     float f_in[19], force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
 #define LBM_WALL_RULE(q, cx, cy, cz, w) \
-    f_in[q] = lbm_pulls_plainly(nb[q]) ? 0.0f : lbm_pull_from_wall<kCollision>(f, nullptr, p, n, q, cx, cy, cz, w, x, y, z, nb, force);
+    f_in[q] = lbm_pulls_plainly(nb[q]) ? 0.0f                                                                 \
+                                       : lbm_pull_from_wall<kCollision, kLayout>(f, nullptr, p, n, q, cx, cy, cz, w, x, \
+                                                                                 y, z, nb, force);
     D3Q19_LINKS(LBM_WALL_RULE)
 #undef LBM_WALL_RULE
     if (p.wall_model == LBM_WALL_LOGLAW)
-        lbm_wall_function<kCollision>(f, nullptr, nullptr, nullptr, p, n, x, y, z, nb, f_in, force, friction);
+        lbm_wall_function<kCollision, kLayout>(f, nullptr, nullptr, nullptr, p, n, x, y, z, nb, f_in, force, friction);
 #define LBM_FILL_WALL(q, cx, cy, cz, w) \
-    if (!lbm_pulls_plainly(nb[q])) f[q * S + LBM_BULK_SOURCE(cx, cy, cz)] = lbm_pop_store(f_in[q]);
+    if (!lbm_pulls_plainly(nb[q])) f[lbm_incoming_index<kLayout>(p, q, n, LBM_BULK_SOURCE(cx, cy, cz))] = lbm_pop_store(f_in[q]);
     D3Q19_LINKS(LBM_FILL_WALL)
 #undef LBM_FILL_WALL
 }
@@ -315,8 +321,7 @@ __device__ __forceinline__ void lbm_fill_plane_wall(lbm_pop* f, const LbmParams&
 
 // Entry i of the cells whose wall links are filled before the step (p.wall_fill_cells): by
 // lbm_fill_plane_wall where its only wall is a plane (p.wall_fill_face[i]: the face's link, plus 6
-// for the road), else by lbm_fill_wall_links (the pull's layout only: in-place streaming runs
-// plane walls alone, solver/streaming.py).
+// for the road), else by lbm_fill_wall_links; kLayout the buffer's (lbm_post_index).
 template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_fill_wall_cell(lbm_pop* f, const LbmParams& p, const long long i) {
     const long long n = p.wall_fill_cells[i];
@@ -341,7 +346,7 @@ __device__ __forceinline__ void lbm_fill_wall_cell(lbm_pop* f, const LbmParams& 
         LBM_PLANE_CASE(12, 6, true)
 #undef LBM_PLANE_CASE
         default:
-            if (kLayout == LBM_LAYOUT_PULL) lbm_fill_wall_links<kCollision>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp);
+            lbm_fill_wall_links<kCollision, kLayout>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp);
     }
 }
 

@@ -98,7 +98,7 @@ __device__ __forceinline__ void lbm_sample_velocity(const lbm_pop* __restrict__ 
 // than in the first cell (the log-layer mismatch of wall-modelled LES: Kawai & Larsson 2012,
 // Phys. Fluids 24, 015105); y_offset is its extra distance from the wall along nrm. Where that
 // cell is not fluid (a thin gap, a concave corner), the cell's own velocity u_own at offset 0.
-template <int kCollision>
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_wall_sample(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                 const int x, const int y, const int z, const int* off,
                                                 const float* nrm, const float* u_own, float* u,
@@ -106,7 +106,7 @@ __device__ __forceinline__ void lbm_wall_sample(const lbm_pop* __restrict__ f_sr
     const long long s = lbm_index(p, x + off[0], y + off[1], z + off[2]);
     if ((off[0] | off[1] | off[2]) && (p.flags[s] & FLAG_TYPE_MASK) == FLAG_FLUID) {
         float rho_s;
-        lbm_sample_velocity<kCollision>(f_src, p, s, x + off[0], y + off[1], z + off[2], &rho_s, u);
+        lbm_sample_velocity<kCollision, kLayout>(f_src, p, s, x + off[0], y + off[1], z + off[2], &rho_s, u);
         *y_offset = off[0] * nrm[0] + off[1] * nrm[1] + off[2] * nrm[2];
     } else {
         u[0] = u_own[0];
@@ -128,7 +128,9 @@ __device__ __forceinline__ void lbm_wall_sample(const lbm_pop* __restrict__ f_sr
 // its links cut, sum_links w_q (c_q . nrm) / sum_{q: c_q . nrm > 0} w_q (c_q . nrm) (1 for a full
 // face). taken collects the links blended. Corrects force (the momentum exchange) for the group's body links;
 // a LBM_GROUP_BODY group adds to shear the tangential force it hands to the body along u_t (the
-// modelled tau_w A where r is free; the no-slip exchange where r = 1).
+// modelled tau_w A where r is free; the no-slip exchange where r = 1). kLayout: the buffer's
+// (lbm_post_index).
+template <int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src,
                                                const float* __restrict__ q_links,
                                                const LbmParams& p, const long long n, const int x,
@@ -137,7 +139,6 @@ __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src
                                                const float y_offset, const float area_weight,
                                                const float rho, const unsigned char* nb, float* f,
                                                unsigned int* taken, float* force, float* shear) {
-    const long long S = p.plane_stride;
     const float un = u[0] * nrm[0] + u[1] * nrm[1] + u[2] * nrm[2];
     float t[3] = {u[0] - un * nrm[0], u[1] - un * nrm[1], u[2] - un * nrm[2]};
     const float u_t = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
@@ -165,9 +166,11 @@ __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src
             const int mz = ((cz) != 0 && (cz) == face[2]) ? -(cz) : (cz);                         \
             const bool mirrored = (mx != (cx) || my != (cy) || mz != (cz)) &&                     \
                                   lbm_is_wall(nb[LBM_LINK_OF[(1 - mx) + 3 * (1 - my) + 9 * (1 - mz)]]); \
-            f_spec[q] = mirrored ? lbm_pop_load(f_src[LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)] * S + n]) \
+            f_spec[q] = mirrored ? lbm_pop_load(f_src[lbm_post_index<kLayout>(                    \
+                                       p, LBM_LINK_OF[(mx + 1) + 3 * (my + 1) + 9 * (mz + 1)], mx, my, mz, n, x, y, z)]) \
                                  : f[q];                                                          \
-            const float f_out = lbm_pop_load(f_src[LBM_OPP(q) * S + n]);                          \
+            const float f_out =                                                                   \
+                lbm_pop_load(f_src[lbm_post_index<kLayout>(p, LBM_OPP(q), -(cx), -(cy), -(cz), n, x, y, z)]); \
             const float ct = LBM_CV(cx, t[0]) + LBM_CV(cy, t[1]) + LBM_CV(cz, t[2]);              \
             d_bb += ct * (f[q] + f_out);                                                          \
             d_sp += ct * (f_spec[q] + f_out);                                                     \
@@ -241,7 +244,7 @@ __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src
 // links per unit area), so the shares add up along a plane to its area whatever its orientation.
 // Returns the links it took; adds their momentum to force and the modelled shear force on the
 // body (the tangential part of the modelled exchange) to friction.
-template <int kCollision>
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict__ f_src,
                                                       const float* __restrict__ q_links,
                                                       const LbmParams& p, const long long n,
@@ -255,7 +258,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
     const int off[3] = {(int)floorf(h * nrm[0] + 0.5f), (int)floorf(h * nrm[1] + 0.5f),
                         (int)floorf(h * nrm[2] + 0.5f)};
     float u[3], y_offset;
-    lbm_wall_sample<kCollision>(f_src, p, x, y, z, off, nrm, u_own, u, &y_offset);
+    lbm_wall_sample<kCollision, kLayout>(f_src, p, x, y, z, off, nrm, u_own, u, &y_offset);
     const float un = u[0] * nrm[0] + u[1] * nrm[1] + u[2] * nrm[2];
     const float u_t = sqrtf(fmaxf(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] - un * un, 0.0f));
     const float on = u_own[0] * nrm[0] + u_own[1] * nrm[1] + u_own[2] * nrm[2];
@@ -268,7 +271,6 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
     const float u_tau = u_t / lbm_spalding_u_plus(p, u_t * y_in / p.nu_lattice);
 
     // Per body link: the viscous exchange g, the share of the wall, and K (xx, yy, zz, xy, xz, yz).
-    const long long S = p.plane_stride;
     const float drho = rho - 1.0f;
     const float usq15 = 1.5f * (u_own[0] * u_own[0] + u_own[1] * u_own[1] + u_own[2] * u_own[2]);
     float g[3] = {0.0f, 0.0f, 0.0f}, cap = 0.0f, cap_plane = 0.0f;
@@ -296,7 +298,8 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
             km[4] += LBM_CV((cx) * (cz), wb);                                                        \
             km[5] += LBM_CV((cy) * (cz), wb);                                                        \
             const float cu = LBM_CV(cx, u_own[0]) + LBM_CV(cy, u_own[1]) + LBM_CV(cz, u_own[2]);     \
-            const float ex = f[q] + lbm_pop_load(f_src[LBM_OPP(q) * S + n]) - 2.0f * (w) * (drho + 4.5f * cu * cu - usq15); \
+            const float ex = f[q] + lbm_pop_load(f_src[lbm_post_index<kLayout>(p, LBM_OPP(q), -(cx), -(cy), -(cz), n, x, y, z)]) - \
+                             2.0f * (w) * (drho + 4.5f * cu * cu - usq15);                        \
             g[0] += LBM_CV(cx, ex);                                                                  \
             g[1] += LBM_CV(cy, ex);                                                                  \
             g[2] += LBM_CV(cz, ex);                                                                  \
@@ -398,7 +401,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
 // body); else writes to friction the wall shear force its body faces or links hand to the body.
 // nb: the flags of the cells the links come from, nb[q] that of x - c_q (lbm_pull_boundary_cell
 // reads them once for the pull; the groups below take their neighbours' kinds from them).
-template <int kCollision>
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_src,
                                                   const float* __restrict__ q_links,
                                                   const float* __restrict__ area,
@@ -427,10 +430,10 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
     friction[0] = friction[1] = friction[2] = 0.0f;
     if (!faces && !body) return true;  // a reporting cell off the body's links: no shear of its own
     float rho, u_own[3];
-    lbm_sample_velocity<kCollision>(f_src, p, n, x, y, z, &rho, u_own);
+    lbm_sample_velocity<kCollision, kLayout>(f_src, p, n, x, y, z, &rho, u_own);
     // The body's surface normal, for the share of each voxel face.
     const float a_l1 = area ? fabsf(area[0]) + fabsf(area[1]) + fabsf(area[2]) : 0.0f;
-    unsigned int taken = body ? lbm_wall_body<kCollision>(f_src, q_links, p, n, x, y, z, wall, rho, u_own,
+    unsigned int taken = body ? lbm_wall_body<kCollision, kLayout>(f_src, q_links, p, n, x, y, z, wall, rho, u_own,
                                                           nb, f, force, friction)
                               : 0u;
     LBM_UNROLL
@@ -446,12 +449,12 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
             int off[3] = {0, 0, 0};
             off[k] = side * (p.wall_sample - 1);
             float u[3], y_offset;
-            lbm_wall_sample<kCollision>(f_src, p, x, y, z, off, nrm, u_own, u, &y_offset);
+            lbm_wall_sample<kCollision, kLayout>(f_src, p, x, y, z, off, nrm, u_own, u, &y_offset);
             const bool moving = kind == 2;
             const float u_rel[3] = {u[0] - (moving ? p.wall_ux : 0.0f), u[1] - (moving ? p.wall_uy : 0.0f),
                                     u[2] - (moving ? p.wall_uz : 0.0f)};
             const float weight = kind == 3 && a_l1 > 0.0f ? fabsf(area[k]) / a_l1 : 1.0f;
-            lbm_wall_group(f_src, q_links, p, n, x, y, z, face, kind == 3 ? LBM_GROUP_BODY : LBM_GROUP_FACE,
+            lbm_wall_group<kLayout>(f_src, q_links, p, n, x, y, z, face, kind == 3 ? LBM_GROUP_BODY : LBM_GROUP_FACE,
                            nrm, u_rel, y_offset, weight, rho, nb, f, &taken, force, friction);
         }
     }

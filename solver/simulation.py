@@ -172,9 +172,7 @@ class Simulation:
         wall_fill = wall_fill_params(self.flags_host, self.plane_stride)
         self.in_place = case.resolution.streaming == "aa"
         if self.in_place:
-            check_in_place_grid(
-                self.flags_host, wall_fill["n_freeslip"], wall_fill["wall_fill_face"]
-            )
+            check_in_place_grid(self.flags_host, wall_fill["n_freeslip"])
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],

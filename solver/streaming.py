@@ -1,5 +1,5 @@
 """In-place streaming (`resolution.streaming: aa`): one population buffer instead of two, the
-layouts of its two parities, and which grids it runs (periodic grids, plane no-slip or moving
+layouts of its two parities, and which grids it runs (periodic grids, no-slip and moving
 walls).
 
 The kernels (`lbm_update_bulk_cell_in_place` in cuda/lbm_cell.cuh, after the AA pattern of
@@ -66,21 +66,17 @@ def to_canonical(
         pushed_to_canonical(buffer, shape_zyx, plane_stride, xp)
 
 
-def check_in_place_grid(flags: np.ndarray, n_freeslip: int, wall_fill_face: np.ndarray) -> None:
+def check_in_place_grid(flags: np.ndarray, n_freeslip: int) -> None:
     """Refuse, with one line naming resolution.streaming, a grid that in-place streaming does not
-    run yet. It updates bulk fluid cells (solver/wall_fill.py, mark_bulk) and fills the walls of
-    the cells next to a single plane of no-slip or moving wall (wall_fill_face, the plane fill's
-    face per filled cell, 0 where the cell's walls are not one plane): so no body, inlet, outflow,
-    free-slip wall, refinement ghost, or edge or corner of walls at a fluid cell."""
+    run yet. It updates bulk fluid cells (solver/wall_fill.py, mark_bulk) and fills the no-slip
+    and moving walls next to them: so no body, inlet, outflow, free-slip wall or refinement
+    ghost."""
     types = flags & TYPE_MASK
-    updated = types == FLUID
     open_cells = int(np.count_nonzero((types == INLET) | (types == OUTFLOW) | (types == GHOST)))
-    not_bulk = int(np.count_nonzero(updated & ((flags & BULK) == 0)))
-    corners = int(np.count_nonzero(np.asarray(wall_fill_face) == 0))
-    if open_cells or not_bulk or corners or n_freeslip:
+    not_bulk = int(np.count_nonzero((types == FLUID) & ((flags & BULK) == 0)))
+    if open_cells or not_bulk or n_freeslip:
         raise ConfigError(
-            "resolution.streaming=aa runs periodic grids and plane no-slip or moving walls only "
-            f"for now (this grid has {not_bulk} cells next to the body, {corners} next to an "
-            f"edge of walls, {n_freeslip} free-slip links and {open_cells} inlet, outflow or "
-            "ghost cells): set resolution.streaming=ab"
+            "resolution.streaming=aa runs periodic grids and no-slip or moving walls only for now "
+            f"(this grid has {not_bulk} cells next to the body, {n_freeslip} free-slip links and "
+            f"{open_cells} inlet, outflow or ghost cells): set resolution.streaming=ab"
         )

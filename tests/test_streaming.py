@@ -112,14 +112,27 @@ def test_checkpoint_resumes_across_streaming_modes(cpu, first, second):
         ("channel.yaml", ["resolution.cells_per_length=8"]),
         ("poiseuille.yaml", []),  # BGK, halfway bounce-back, rows shorter than a chunk
         ("poiseuille.yaml", ["domain.boundaries.y_max=moving"]),  # the moving wall's pair rule
+        # a duct with the wall model: its edges take the general wall rules (lbm_fill_wall_links)
+        (
+            "poiseuille.yaml",
+            [
+                "domain.size_m=[0.025,0.1,0.05]",
+                "domain.boundaries.z_min=noslip",
+                "domain.boundaries.z_max=moving",
+                "resolution.collision=entropic",
+                "resolution.smagorinsky_cs=0.16",
+                "walls.model=loglaw",
+            ],
+        ),
     ],
-    ids=["channel", "poiseuille", "moving-wall"],
+    ids=["channel", "poiseuille", "moving-wall", "duct"],
 )
-def test_in_place_streaming_fills_plane_walls_as_the_pull(cpu, case_file, overrides):
-    """Grids between plane walls: the walls' links, filled before each step where the in-place
-    step reads them (lbm_fill_plane_wall with lbm_incoming_index), give the fluid cells the
-    two-buffer pull's populations after 7 and 8 more steps, to 1e-6 of their scale. (The wall
-    cells' own slots hold different things in the two modes and are never read as a state.)"""
+def test_in_place_streaming_fills_walls_as_the_pull(cpu, case_file, overrides):
+    """Grids between walls: the walls' links, filled before each step where the in-place step
+    reads them (lbm_fill_plane_wall and, at edges, lbm_fill_wall_links, each through
+    lbm_post_index and lbm_incoming_index), give the fluid cells the two-buffer pull's
+    populations after 7 and 8 more steps, to 1e-6 of their scale. (The wall cells' own slots hold
+    different things in the two modes and are never read as a state.)"""
     case = load_case(ROOT / "cases" / case_file, overrides)
     runs = {}
     for streaming in ("ab", "aa"):
