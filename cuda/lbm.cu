@@ -30,12 +30,20 @@ extern "C" __global__ void lbm_step_in_place(lbm_pop* __restrict__ f, const LbmP
     if (!(p.flags[n] & FLAG_BULK)) return;
     const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
               yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
-    if (p.collision == LBM_COLLISION_ENTROPIC)
-        lbm_update_bulk_cell_in_place<LBM_COLLISION_ENTROPIC>(f, p, n, parity, xm, x, xp, ym, y, yp, zm, z, zp,
-                                                             p.has_force);
-    else
-        lbm_update_bulk_cell_in_place<LBM_COLLISION_BGK>(f, p, n, parity, xm, x, xp, ym, y, yp, zm, z, zp,
-                                                        p.has_force);
+#define LBM_IN_PLACE(collision, parity) \
+    lbm_update_bulk_cell_in_place<collision, parity>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp, p.has_force)
+    if (p.collision == LBM_COLLISION_ENTROPIC) {
+        if (parity == 0)
+            LBM_IN_PLACE(LBM_COLLISION_ENTROPIC, 0);
+        else
+            LBM_IN_PLACE(LBM_COLLISION_ENTROPIC, 1);
+    } else {
+        if (parity == 0)
+            LBM_IN_PLACE(LBM_COLLISION_BGK, 0);
+        else
+            LBM_IN_PLACE(LBM_COLLISION_BGK, 1);
+    }
+#undef LBM_IN_PLACE
 }
 
 // The free-slip walls' populations of f before lbm_step reads them (lbm_fill_freeslip), one

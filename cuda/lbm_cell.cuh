@@ -66,15 +66,15 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__
 // updated cells). LBM_BULK_DEST names the cell x + c_q, as LBM_BULK_SOURCE names x - c_q.
 #define LBM_BULK_DEST(cx, cy, cz) LBM_BULK_SOURCE(-(cx), -(cy), -(cz))
 
-template <int kCollision>
+template <int kCollision, int kParity>
 __device__ __forceinline__ void lbm_update_bulk_cell_in_place(lbm_pop* f, const LbmParams& p, const long long n,
-                                                              const int parity, const int xm, const int x,
+                                                              const int xm, const int x,
                                                               const int xp, const int ym, const int y,
                                                               const int yp, const int zm, const int z,
                                                               const int zp, const bool has_force) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     float fl[19];
-    if (parity == 0) {
+    if (kParity == 0) {
 #define LBM_PULL_SWAPPED(q, cx, cy, cz, w) fl[q] = lbm_pop_load(f[LBM_OPP(q) * S + LBM_BULK_SOURCE(cx, cy, cz)]);
         D3Q19_LINKS(LBM_PULL_SWAPPED)
 #undef LBM_PULL_SWAPPED

@@ -83,10 +83,22 @@ __device__ __forceinline__ void lbm_sample_velocity(const lbm_pop* __restrict__ 
                                                     const long long s, const int sx, const int sy, const int sz,
                                                     float* rho, float* u) {
     float fs[19];
+    if (kLayout == LBM_LAYOUT_PUSHED) {  // the neighbours' indices from coordinates wrapped once
+        const long long S = p.plane_stride, nx = p.nx, nxy = (long long)p.nx * p.ny;
+        const int x = lbm_wrap(sx, p.nx), y = lbm_wrap(sy, p.ny), z = lbm_wrap(sz, p.nz);
+        const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
+                  yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
+#define LBM_LOAD_PUSHED(q, cx, cy, cz, w)                                                                  \
+    fs[q] = lbm_pop_load(f_src[q * S + ((cx) > 0 ? xp : ((cx) < 0 ? xm : x)) +                            \
+                               nx * ((cy) > 0 ? yp : ((cy) < 0 ? ym : y)) + nxy * ((cz) > 0 ? zp : ((cz) < 0 ? zm : z))]);
+        D3Q19_LINKS(LBM_LOAD_PUSHED)
+#undef LBM_LOAD_PUSHED
+    } else {
 #define LBM_LOAD_SAMPLE(q, cx, cy, cz, w) \
     fs[q] = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, q, cx, cy, cz, s, sx, sy, sz)]);
-    D3Q19_LINKS(LBM_LOAD_SAMPLE)
+        D3Q19_LINKS(LBM_LOAD_SAMPLE)
 #undef LBM_LOAD_SAMPLE
+    }
     lbm_moments<kCollision>(fs, rho, &u[0], &u[1], &u[2]);
     u[0] += 0.5f * p.gx;
     u[1] += 0.5f * p.gy;

@@ -358,22 +358,22 @@ __forceinline__ void push_link(lbm_pop* dst_row, const float* block, const int x
     if (lo < hi) store_lanes(dst_row + x0 + cx, block, lo, hi);
 }
 
-// A chunk of bulk cells of the single buffer f at the given parity, its cells lo <= i < hi stored.
+// A chunk of bulk cells of the single buffer f at parity kParity, its cells lo <= i < hi stored.
 // A whole float32 chunk inside its row runs as the two-buffer pull's vector loop does, each lane
 // reading and writing its own slots; any other (a chunk that shares cells with the next one, whose
 // shared cells' slots the other may already have written, a chunk at a periodic row's end, or
 // 16-bit storage) is pulled into a block, collided, and stored by lanes. The lines it writes are
 // the ones it read (pushing: plane q at x + c_q is read as link opp(q) and written as q), so no
 // store streams.
-template <int kCollision, bool kForce>
+template <int kCollision, bool kForce, int kParity>
 LBM_CHUNK_ATTR void in_place_chunk(lbm_pop* f, const LbmParams& p, const long long row, const int x0, const int lo,
-                                   const int hi, const int parity, const int ym, const int y, const int yp,
+                                   const int hi, const int ym, const int y, const int yp,
                                    const int zm, const int z, const int zp) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     {
         const int x = x0 + kAhead, xm = x - 1, xp = x + 1;
 #define LBM_PREFETCH_IN_PLACE(q, cx, cy, cz, w)                                                   \
-    __builtin_prefetch(parity == 0 ? f + LBM_OPP(q) * S + LBM_BULK_SOURCE(cx, cy, cz) : f + q * S + row + x, 1, \
+    __builtin_prefetch(kParity == 0 ? f + LBM_OPP(q) * S + LBM_BULK_SOURCE(cx, cy, cz) : f + q * S + row + x, 1, \
                        LBM_PREFETCH_LOCALITY);
         D3Q19_LINKS(LBM_PREFETCH_IN_PLACE)
 #undef LBM_PREFETCH_IN_PLACE
@@ -383,14 +383,14 @@ LBM_CHUNK_ATTR void in_place_chunk(lbm_pop* f, const LbmParams& p, const long lo
 #pragma omp simd
         for (int i = 0; i < kChunk; ++i) {
             const int x = x0 + i;
-            lbm_update_bulk_cell_in_place<kCollision>(f, p, row + x, parity, x - 1, x, x + 1, ym, y, yp, zm, z, zp,
-                                                      kForce);
+            lbm_update_bulk_cell_in_place<kCollision, kParity>(f, p, row + x, x - 1, x, x + 1, ym, y, yp, zm, z, zp,
+                                                               kForce);
         }
         return;
     }
 #endif
     alignas(64) float block[19][kChunk];
-    if (parity == 0) {
+    if (kParity == 0) {
 #define LBM_PULL_SWAPPED_LINK(q, cx, cy, cz, w) \
     pull_wrapped_link(block[q], f + LBM_OPP(q) * S + LBM_BULK_ROW(cy, cz), x0, cx, p.nx);
         D3Q19_LINKS(LBM_PULL_SWAPPED_LINK)
@@ -402,7 +402,7 @@ LBM_CHUNK_ATTR void in_place_chunk(lbm_pop* f, const LbmParams& p, const long lo
     }
 #pragma omp simd
     for (int i = 0; i < kChunk; ++i) collide_block_lane<kCollision, kForce>(block, p, x0, i);
-    if (parity == 0) {
+    if (kParity == 0) {
 #define LBM_PUSH_LINK(q, cx, cy, cz, w) push_link(f + q * S + LBM_BULK_ROW(-(cy), -(cz)), block[q], x0, cx, p.nx, lo, hi);
         D3Q19_LINKS(LBM_PUSH_LINK)
 #undef LBM_PUSH_LINK
@@ -413,21 +413,20 @@ LBM_CHUNK_ATTR void in_place_chunk(lbm_pop* f, const LbmParams& p, const long lo
     }
 }
 
-// The bulk cells x0 <= x < x1 of one row of the single buffer f at the given parity.
-template <int kCollision, bool kForce>
+// The bulk cells x0 <= x < x1 of one row of the single buffer f at parity kParity.
+template <int kCollision, bool kForce, int kParity>
 void bulk_run_in_place(lbm_pop* f, const LbmParams& p, const long long row, const int x0, const int x1,
-                       const int parity, const int ym, const int y, const int yp, const int zm, const int z,
-                       const int zp) {
+                       const int ym, const int y, const int yp, const int zm, const int z, const int zp) {
     const int nx = p.nx;
     if (x1 - x0 >= kChunk) {
         for_each_chunk(row, x0, x1, [&](const int start, const int lo, const int hi) {
-            in_place_chunk<kCollision, kForce>(f, p, row, start, lo, hi, parity, ym, y, yp, zm, z, zp);
+            in_place_chunk<kCollision, kForce, kParity>(f, p, row, start, lo, hi, ym, y, yp, zm, z, zp);
         });
         return;
     }
     for (int x = x0; x < x1; ++x)
-        lbm_update_bulk_cell_in_place<kCollision>(f, p, row + x, parity, lbm_wrap(x - 1, nx), x, lbm_wrap(x + 1, nx),
-                                                  ym, y, yp, zm, z, zp, kForce);
+        lbm_update_bulk_cell_in_place<kCollision, kParity>(f, p, row + x, lbm_wrap(x - 1, nx), x,
+                                                           lbm_wrap(x + 1, nx), ym, y, yp, zm, z, zp, kForce);
 }
 
 // The end of the run of bulk cells in a row's flags from x on: the first x' >= x whose cell is not
@@ -667,12 +666,12 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     }
 }
 
-// One step of in-place streaming on the single buffer f at the given parity: the plane walls'
-// links of the cells next to them filled where the step reads them (lbm_fill_wall_cell), then the
-// bulk cells, by rows in the blocks step() takes (the set-up refuses grids with other updated
-// cells and other walls, solver/streaming.py).
-template <int kCollision>
-void step_in_place(lbm_pop* f, const LbmParams& p, const int parity) {
+// One step of in-place streaming on the single buffer f at parity kParity: the walls' links of the
+// cells next to them filled where the step reads them (lbm_fill_wall_cell), then the bulk cells,
+// by rows in the blocks step() takes (the set-up refuses grids with other updated cells,
+// solver/streaming.py).
+template <int kCollision, int kParity>
+void step_in_place(lbm_pop* f, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const long long n_rows = (long long)ny * nz;
     const long long rows_per_block = n_rows / (16LL * omp_get_max_threads()) + 1;
@@ -680,12 +679,8 @@ void step_in_place(lbm_pop* f, const LbmParams& p, const int parity) {
     {
         const FlushDenormals flush;
 #pragma omp for schedule(static)
-        for (long long i = 0; i < p.n_wall_fill; ++i) {
-            if (parity == 0)
-                lbm_fill_wall_cell<kCollision, LBM_LAYOUT_SWAPPED>(f, p, i);
-            else
-                lbm_fill_wall_cell<kCollision, LBM_LAYOUT_PUSHED>(f, p, i);
-        }
+        for (long long i = 0; i < p.n_wall_fill; ++i)
+            lbm_fill_wall_cell<kCollision, kParity == 0 ? LBM_LAYOUT_SWAPPED : LBM_LAYOUT_PUSHED>(f, p, i);
 #pragma omp for schedule(dynamic, rows_per_block)
         for (long long r = 0; r < n_rows; ++r) {
             const int y = (int)(r % ny), z = (int)(r / ny);
@@ -699,9 +694,9 @@ void step_in_place(lbm_pop* f, const LbmParams& p, const int parity) {
                 }
                 const int end = bulk_run_end(p.flags + row, x + 1, nx);
                 if (p.has_force)
-                    bulk_run_in_place<kCollision, true>(f, p, row, x, end, parity, ym, y, yp, zm, z, zp);
+                    bulk_run_in_place<kCollision, true, kParity>(f, p, row, x, end, ym, y, yp, zm, z, zp);
                 else
-                    bulk_run_in_place<kCollision, false>(f, p, row, x, end, parity, ym, y, yp, zm, z, zp);
+                    bulk_run_in_place<kCollision, false, kParity>(f, p, row, x, end, ym, y, yp, zm, z, zp);
                 x = end;
             }
         }
@@ -735,10 +730,11 @@ void lbm_step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams* params) {
 // One step of in-place streaming on the single buffer f, its layout given by parity
 // (../lbm_cell.cuh, lbm_update_bulk_cell_in_place).
 void lbm_step_in_place(lbm_pop* f, const LbmParams* params, const int parity) {
-    if (params->collision == LBM_COLLISION_ENTROPIC)
-        step_in_place<LBM_COLLISION_ENTROPIC>(f, *params, parity);
+    const bool entropic = params->collision == LBM_COLLISION_ENTROPIC;
+    if (parity == 0)
+        entropic ? step_in_place<LBM_COLLISION_ENTROPIC, 0>(f, *params) : step_in_place<LBM_COLLISION_BGK, 0>(f, *params);
     else
-        step_in_place<LBM_COLLISION_BGK>(f, *params, parity);
+        entropic ? step_in_place<LBM_COLLISION_ENTROPIC, 1>(f, *params) : step_in_place<LBM_COLLISION_BGK, 1>(f, *params);
 }
 
 void lbm_init(lbm_pop* f, const float* moments, const long long n_cells,
