@@ -14,9 +14,10 @@ bandwidth (bytes read + written per second; on the CPU a copy with the step's ow
 stores) measured on the same device in the same run, and
 the fraction of the roofline bandwidth / 153 B reached (77 B with 16-bit storage: --storage
 fp32 fp16s fp16c runs every case in each resolution.storage, the 16-bit rows marked so; --in-place
-times the periodic boxes and the channel again with resolution.streaming=aa, one population
-buffer streamed in place, which moves the same bytes per update in half the memory: rows marked
-[aa], each beside its two-buffer row as aa / ab), the populations' bytes per cell, and the
+times the periodic boxes, the channel and the car again with resolution.streaming=aa, one
+population buffer streamed in place, which moves the same bytes per update in half the memory:
+rows marked [aa], each beside its two-buffer row as aa / ab), the populations' bytes per cell,
+and the
 vehicle kernel's speed against BGK's in the same run (LES / BGK: the LES box against the BGK box
 of its size, the wall-modelled channel against the BGK box of the middle size, the car against
 BGK on the car's grid). With lbmpy installed it also times lbmpy's generated kernels (D3Q19 SRT
@@ -262,7 +263,7 @@ def main() -> int:
     p.add_argument(
         "--in-place",
         action="store_true",
-        help="also time the periodic boxes and the channel with resolution.streaming=aa",
+        help="also time the boxes, the channel and the car with resolution.streaming=aa",
     )
     p.add_argument(
         "--car-set",
@@ -297,9 +298,11 @@ def main() -> int:
             name: str, case, mesh=None, storage=storage, tag=tag, streaming: str = "ab"
         ) -> None:
             if streaming != "ab":
-                case = merge_case(
-                    case, [f"resolution.storage={storage}", f"resolution.streaming={streaming}"]
-                )
+                if isinstance(case, dict):
+                    case = merge_case(
+                        case,
+                        [f"resolution.storage={storage}", f"resolution.streaming={streaming}"],
+                    )
                 tag = f"{tag} [{streaming}]"
             mlups, cells = time_simulation(case, backend, args.seconds, mesh, storage)
             rows.append(
@@ -327,6 +330,12 @@ def main() -> int:
         if args.car:
             les, bgk, mesh = car_cases(args.car, [*args.car_set, f"resolution.storage={storage}"])
             timed(f"car.yaml at {args.car} cells", les, mesh)
+            if args.in_place:
+                les_aa = car_cases(
+                    args.car,
+                    [*args.car_set, f"resolution.storage={storage}", "resolution.streaming=aa"],
+                )[0]
+                timed(f"car.yaml at {args.car} cells", les_aa, mesh, streaming="aa")
             timed(f"car grid, BGK tau 0.6 at {args.car} cells", bgk, mesh)
     lbmpy: dict[str, dict[str, float | None]] = {}  # case name -> lbmpy's MLUPs by build, same box
     if backend.name == "cpu" and not args.no_lbmpy:

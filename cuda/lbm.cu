@@ -20,8 +20,8 @@ extern "C" __global__ void lbm_step(const lbm_pop* __restrict__ f_src, lbm_pop* 
 }
 
 // One step of in-place streaming on the single buffer f, its layout given by parity
-// (lbm_update_bulk_cell_in_place); the same grid of threads as lbm_step. Only bulk cells are
-// updated: the set-up refuses grids with other updated cells (solver/streaming.py).
+// (lbm_update_bulk_cell_in_place); the same grid of threads as lbm_step. Only bulk cells: the
+// others run before and after it (lbm_general_cells_aside, lbm_general_cells_back).
 extern "C" __global__ void lbm_step_in_place(lbm_pop* __restrict__ f, const LbmParams p, const int parity) {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     if (x >= p.nx) return;
@@ -44,6 +44,36 @@ extern "C" __global__ void lbm_step_in_place(lbm_pop* __restrict__ f, const LbmP
             LBM_IN_PLACE(LBM_COLLISION_BGK, 1);
     }
 #undef LBM_IN_PLACE
+}
+
+// In-place streaming's cells of the general pull, set aside before lbm_step_in_place
+// (lbm_general_cell_aside) and put back after it (lbm_general_cell_back), one thread per entry;
+// parity the step's.
+extern "C" __global__ void lbm_general_cells_aside(const lbm_pop* __restrict__ f, const LbmParams p,
+                                                   const int parity) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= p.n_general) return;
+    const bool entropic = p.collision == LBM_COLLISION_ENTROPIC;
+    if (parity == 0) {
+        if (entropic)
+            lbm_general_cell_aside<LBM_COLLISION_ENTROPIC, LBM_LAYOUT_SWAPPED>(f, p, i);
+        else
+            lbm_general_cell_aside<LBM_COLLISION_BGK, LBM_LAYOUT_SWAPPED>(f, p, i);
+    } else {
+        if (entropic)
+            lbm_general_cell_aside<LBM_COLLISION_ENTROPIC, LBM_LAYOUT_PUSHED>(f, p, i);
+        else
+            lbm_general_cell_aside<LBM_COLLISION_BGK, LBM_LAYOUT_PUSHED>(f, p, i);
+    }
+}
+
+extern "C" __global__ void lbm_general_cells_back(lbm_pop* __restrict__ f, const LbmParams p, const int parity) {
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= p.n_general) return;
+    if (parity == 0)
+        lbm_general_cell_back<LBM_LAYOUT_PUSHED>(f, p, i);
+    else
+        lbm_general_cell_back<LBM_LAYOUT_SWAPPED>(f, p, i);
 }
 
 // The free-slip walls' populations of f before lbm_step reads them (lbm_fill_freeslip), one

@@ -211,16 +211,19 @@ __device__ __forceinline__ void lbm_outflow_populations(const float* f_nb, float
 #undef LBM_OUTFLOW
 }
 
-// One open cell n of a step: an inlet (its index inlet >= 0 in p.u_inlet and p.inlet_drho) or an
-// outflow (inlet = -1), from its inner neighbour in f_src into f_dst. The CPU shell batches the
-// two functions above instead, so that they run as vector loops.
-template <int kCollision>
-__device__ __forceinline__ void lbm_update_open_cell(const lbm_pop* __restrict__ f_src,
-                                                     lbm_pop* __restrict__ f_dst, const LbmParams& p,
-                                                     const long long n, const long long inlet) {
-    const long long S = p.plane_stride, nb = inlet >= 0 ? n + 1 : n - 1;
-    float f_nb[19], f[19];
-#define LBM_LOAD_NB(q, cx, cy, cz, w) f_nb[q] = lbm_pop_load(f_src[q * S + nb]);
+// One open cell n at (x, y, z) of a step: an inlet (its index inlet >= 0 in p.u_inlet and
+// p.inlet_drho) or an outflow (inlet = -1), its populations into f from its inner neighbour's in
+// f_src (in the layout kLayout, lbm_post_index). The CPU shell batches the two functions above
+// instead, so that they run as vector loops.
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
+__device__ __forceinline__ void lbm_open_cell(const lbm_pop* __restrict__ f_src, const LbmParams& p,
+                                              const long long n, const int x, const int y, const int z,
+                                              const long long inlet, float* f) {
+    const int x_nb = inlet >= 0 ? x + 1 : x - 1;
+    const long long nb = inlet >= 0 ? n + 1 : n - 1;
+    float f_nb[19];
+#define LBM_LOAD_NB(q, cx, cy, cz, w) \
+    f_nb[q] = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, q, cx, cy, cz, nb, x_nb, y, z)]);
     D3Q19_LINKS(LBM_LOAD_NB)
 #undef LBM_LOAD_NB
     if (inlet >= 0) {
@@ -230,6 +233,17 @@ __device__ __forceinline__ void lbm_update_open_cell(const lbm_pop* __restrict__
     } else {
         lbm_outflow_populations<kCollision>(f_nb, f);
     }
+}
+
+// The same, stored into f_dst at n (the two-buffer pull).
+template <int kCollision>
+__device__ __forceinline__ void lbm_update_open_cell(const lbm_pop* __restrict__ f_src,
+                                                     lbm_pop* __restrict__ f_dst, const LbmParams& p,
+                                                     const long long n, const int x, const int y, const int z,
+                                                     const long long inlet) {
+    const long long S = p.plane_stride;
+    float f[19];
+    lbm_open_cell<kCollision>(f_src, p, n, x, y, z, inlet, f);
 #define LBM_STORE_OPEN(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
     D3Q19_LINKS(LBM_STORE_OPEN)
 #undef LBM_STORE_OPEN

@@ -379,10 +379,29 @@ __device__ __forceinline__ void lbm_report_slot(const LbmParams& p, const long l
     }
 }
 
+// A fluid cell that takes the general pull (next to the body or a wall the step does not fill),
+// pulled from f_src in the layout kLayout (lbm_post_index), collided into f; a cell next to the
+// body (boundary_index[n] = k >= 0) reports its forces (lbm_report_slot). With interpolated != 0
+// it reads its wall fractions from link_q[18k .. 18k+17].
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
+__device__ __forceinline__ void lbm_general_fluid_cell(const lbm_pop* __restrict__ f_src, const LbmParams& p,
+                                                       const long long n, const int x, const int y, const int z,
+                                                       float* f) {
+    const long long k = p.boundary_index[n];
+    const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
+    const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
+    const float* wall_geo = k >= 0 ? p.slot_wall + 5 * k : nullptr;
+    float force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
+    const bool modelled = lbm_pull_boundary_cell<kCollision, kLayout>(f_src, q_links, a, wall_geo, p, n, k, x, y,
+                                                                      z, f, force, friction);
+    LbmWallState wall;
+    lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, k >= 0 ? &wall : nullptr);
+    if (k >= 0) lbm_report_slot(p, k, force, wall, modelled, friction);
+}
+
 // One cell of one time step, any type, as the GPU runs it (the CPU shell composes the same
 // pieces, batching the collisions of boundary cells). (x, y, z) are the cell's coordinates, n its
-// index. A fluid cell next to the body (boundary_index[n] = k >= 0) reports its forces
-// (lbm_report_slot). With interpolated != 0 it reads its wall fractions from link_q[18k .. 18k+17].
+// index.
 template <int kCollision>
 __device__ __forceinline__ void lbm_update_cell(const lbm_pop* __restrict__ f_src,
                                                 lbm_pop* __restrict__ f_dst, const LbmParams& p,
@@ -398,25 +417,53 @@ __device__ __forceinline__ void lbm_update_cell(const lbm_pop* __restrict__ f_sr
                                              lbm_wrap(z + 1, p.nz), p.has_force);
         } else {
             const long long S = p.plane_stride;
-            const long long k = p.boundary_index[n];
-            const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
-            const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
-            const float* wall_geo = k >= 0 ? p.slot_wall + 5 * k : nullptr;
-            float f[19], force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
-            const bool modelled = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, wall_geo, p, n, k, x, y, z,
-                                                                     f, force, friction);
-            LbmWallState wall;
-            lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, k >= 0 ? &wall : nullptr);
+            float f[19];
+            lbm_general_fluid_cell<kCollision>(f_src, p, n, x, y, z, f);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
             D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
-            if (k >= 0) lbm_report_slot(p, k, force, wall, modelled, friction);
         }
     } else if (type == FLAG_INLET) {
-        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, y + (long long)p.ny * z);
+        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, x, y, z, y + (long long)p.ny * z);
     } else if (type == FLAG_OUTFLOW) {
-        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, -1);
+        lbm_update_open_cell<kCollision>(f_src, f_dst, p, n, x, y, z, -1);
     }
+}
+
+// In-place streaming's cells that take the general pull (p.general_cells: fluid cells next to the
+// body or to a wall the step does not fill, inlets, outflows). Their rules read populations the
+// plain pull does not, and some of those another cell writes in the same step (interpolated
+// bounce-back with q_w >= 1/2 reads the cell's own post(q, x), which at parity 0 lies in plane
+// opp(q) at x, where the cell x + c_q pushes its link opp(q); the wall model's sample and an
+// outflow's neighbour). So they run first, while nothing of the step is written: entry i is
+// pulled from f in the layout kLayout and collided into p.general_out[q m + i] (m = n_general);
+// after the bulk, lbm_general_cell_back puts it where the next layout keeps the cell's
+// populations, slots only the cell itself reads.
+template <int kCollision, int kLayout>
+__device__ __forceinline__ void lbm_general_cell_aside(const lbm_pop* f, const LbmParams& p, const long long i) {
+    const long long n = p.general_cells[i], nxy = (long long)p.nx * p.ny;
+    const int x = (int)(n % p.nx), y = (int)((n / p.nx) % p.ny), z = (int)(n / nxy);
+    const int type = p.flags[n] & FLAG_TYPE_MASK;
+    float fl[19];
+    if (type == FLAG_FLUID)
+        lbm_general_fluid_cell<kCollision, kLayout>(f, p, n, x, y, z, fl);
+    else
+        lbm_open_cell<kCollision, kLayout>(f, p, n, x, y, z, type == FLAG_INLET ? y + (long long)p.ny * z : -1, fl);
+#define LBM_ASIDE(q, cx, cy, cz, w) p.general_out[q * p.n_general + i] = fl[q];
+    D3Q19_LINKS(LBM_ASIDE)
+#undef LBM_ASIDE
+}
+
+// Entry i's collided populations from p.general_out into f, in the layout kLayoutAfter the step
+// leaves (lbm_post_index).
+template <int kLayoutAfter>
+__device__ __forceinline__ void lbm_general_cell_back(lbm_pop* f, const LbmParams& p, const long long i) {
+    const long long n = p.general_cells[i], nxy = (long long)p.nx * p.ny;
+    const int x = (int)(n % p.nx), y = (int)((n / p.nx) % p.ny), z = (int)(n / nxy);
+#define LBM_BACK(q, cx, cy, cz, w) \
+    f[lbm_post_index<kLayoutAfter>(p, q, cx, cy, cz, n, x, y, z)] = lbm_pop_store(p.general_out[q * p.n_general + i]);
+    D3Q19_LINKS(LBM_BACK)
+#undef LBM_BACK
 }
 
 // Equilibrium initialisation of one cell from moments: 4 planes of n_cells (rho, ux, uy, uz).

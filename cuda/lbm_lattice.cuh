@@ -185,6 +185,11 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const int*, wall_fill_face)   /* [m] each such cell's plane wall (lbm_fill_plane_wall: \
                                        its face link, plus 6 for the road), or 0 */         \
     X(long long, n_wall_fill)                                                                \
+    X(const long long*, general_cells) /* [m] in-place streaming: the cells the general pull \
+                                       takes (fluid next to the body, inlets, outflows), run \
+                                       before the bulk (lbm_general_cell_aside) */          \
+    X(float*, general_out)          /* [19 m] their collided populations, link by link */   \
+    X(long long, n_general)                                                                  \
     X(int, stream_stores)           /* 1: the CPU shell's bulk chunks store non-temporally   \
                                        (populations of over 8 last-level caches); the       \
                                        GPU ignores it */                                    \

@@ -105,8 +105,8 @@ class ResolutionConfig:
     # exponent and 11 significand bits (76 B each; the arithmetic stays float32)
     storage: str = "fp32"
     # ab | aa: two population buffers, each step pulling from one into the other, or one buffer
-    # streamed in place (the AA pattern, half the populations' bytes; periodic grids and no-slip
-    # or moving walls only for now: solver/streaming.py)
+    # streamed in place (the AA pattern, half the populations' bytes; not with refinement.levels
+    # or walls.pool_cells: solver/streaming.py)
     streaming: str = "ab"
 
 

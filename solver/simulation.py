@@ -36,7 +36,13 @@ from solver.grid import (
 from solver.kernel_params import KernelParams, pack_params, wall_fill_params
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
-from solver.streaming import check_in_place_grid, swap_pairs, to_canonical
+from solver.streaming import (
+    check_in_place_grid,
+    freeslip_copies,
+    general_cells,
+    swap_pairs,
+    to_canonical,
+)
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_fill import mark_bulk
@@ -171,8 +177,10 @@ class Simulation:
         pool = wall_pool(self.slot_host, slot_wall, periodic_axes(case), case.walls.pool_cells)
         wall_fill = wall_fill_params(self.flags_host, self.plane_stride)
         self.in_place = case.resolution.streaming == "aa"
+        general = np.zeros(0, np.int64)
         if self.in_place:
-            check_in_place_grid(self.flags_host, wall_fill["n_freeslip"])
+            check_in_place_grid(self.flags_host, case.walls.pool_cells)
+            general = general_cells(self.flags_host)
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],
@@ -201,6 +209,9 @@ class Simulation:
                 key: backend.asarray(v) if isinstance(v, np.ndarray) else v
                 for key, v in wall_fill.items()
             },
+            "general_cells": backend.asarray(general),
+            "general_out": backend.zeros((lattice.Q * len(general),), np.float32),
+            "n_general": len(general),
             "stream_stores": int(
                 not self.in_place
                 and backend.streams_stores(
@@ -221,7 +232,14 @@ class Simulation:
             "wall_uy": wall_u[1],
             "wall_uz": wall_u[2],
         }
-        self.params: KernelParams = pack_params(self._param_values, backend.address)
+        # in-place streaming: the free-slip walls' copies of each parity (solver/streaming.py)
+        self._freeslip_by_parity = {
+            parity: tuple(backend.asarray(a) for a in arrays)
+            for parity, arrays in (
+                freeslip_copies(self.flags_host, self.plane_stride) if self.in_place else {}
+            ).items()
+        }
+        self._pack_params()
         self.surface_area_missed = float("nan")  # share of the attached surface no slot stands for
         self.surface: SlotSurface | None = None  # what each slot stands for (attach_surface)
         self.surface_part_names: tuple[str, ...] = ()
@@ -367,7 +385,19 @@ class Simulation:
         )
         self.surface_x_min_m = float(np.min(np.asarray(vertices_m)[:, 0]))
         self._param_values["slot_area"] = self.backend.asarray(surface.area)
-        self.params = pack_params(self._param_values, self.backend.address)
+        self._pack_params()
+
+    def _pack_params(self) -> None:
+        """The record the step reads (self.params) and, with in-place streaming, one per parity
+        with that parity's free-slip copies (self._params_by_parity)."""
+        self.params: KernelParams = pack_params(self._param_values, self.backend.address)
+        self._params_by_parity = {
+            parity: pack_params(
+                {**self._param_values, "freeslip_dst": dst, "freeslip_src": src},
+                self.backend.address,
+            )
+            for parity, (dst, src) in self._freeslip_by_parity.items()
+        }
 
     @property
     def has_surface(self) -> bool:
@@ -385,7 +415,8 @@ class Simulation:
             self._slot_force_sum = self.backend.zeros(cell_force.shape, np.float64)
         for i in range(n_steps):
             if self.in_place:
-                self.backend.step_in_place(self._f[0], self.params, self._parity, force[i])
+                params = self._params_by_parity[self._parity]
+                self.backend.step_in_place(self._f[0], params, self._parity, force[i])
                 self._parity = 1 - self._parity
             else:
                 src, dst = self._f[self._current], self._f[1 - self._current]

@@ -1,6 +1,6 @@
 """In-place streaming (`resolution.streaming: aa`): one population buffer instead of two, the
-layouts of its two parities, and which grids it runs (periodic grids, no-slip and moving
-walls).
+layouts of its two parities, the cells and copies its step needs besides the bulk, and what it
+does not run (refinement levels, the pooling).
 
 The kernels (`lbm_update_bulk_cell_in_place` in cuda/lbm_cell.cuh, after the AA pattern of
 Bailey et al. 2009) alternate two layouts of the post-collision populations post(q, y) of the
@@ -25,6 +25,7 @@ import numpy as np
 from solver import lattice
 from solver.errors import ConfigError
 from solver.lattice import BULK, FLUID, GHOST, INLET, OUTFLOW, TYPE_MASK
+from solver.wall_fill import freeslip_fill
 
 
 def _planes(buffer: Any, shape_zyx: tuple[int, int, int], plane_stride: int) -> list[Any]:
@@ -66,17 +67,46 @@ def to_canonical(
         pushed_to_canonical(buffer, shape_zyx, plane_stride, xp)
 
 
-def check_in_place_grid(flags: np.ndarray, n_freeslip: int) -> None:
-    """Refuse, with one line naming resolution.streaming, a grid that in-place streaming does not
-    run yet. It updates bulk fluid cells (solver/wall_fill.py, mark_bulk) and fills the no-slip
-    and moving walls next to them: so no body, inlet, outflow, free-slip wall or refinement
-    ghost."""
+def general_cells(flags: np.ndarray) -> np.ndarray:
+    """Flat indices (int64, ascending) of the cells the general pull takes (cuda/lbm_cell.cuh,
+    lbm_general_cell_aside): fluid cells that are not bulk (next to the body), inlets and
+    outflows."""
     types = flags & TYPE_MASK
-    open_cells = int(np.count_nonzero((types == INLET) | (types == OUTFLOW) | (types == GHOST)))
-    not_bulk = int(np.count_nonzero((types == FLUID) & ((flags & BULK) == 0)))
-    if open_cells or not_bulk or n_freeslip:
+    general = ((types == FLUID) & ((flags & BULK) == 0)) | (types == INLET) | (types == OUTFLOW)
+    return np.flatnonzero(general).astype(np.int64)
+
+
+def freeslip_copies(
+    flags: np.ndarray, plane_stride: int
+) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The free-slip walls' copies (solver/wall_fill.py, freeslip_fill) as population indices for
+    each parity of in-place streaming: {parity: (dst, src)}. Link q of fluid cell x = w + c_q
+    from wall w goes where the step reads it (plane opp(q) at w before a pushing step, plane q at
+    x before a local one), and the mirrored population post(q', s) comes from where the layout
+    keeps it (plane opp(q') at s, or plane q' at s + c_q')."""
+    q, w, q_src, cell_src = freeslip_fill(flags)
+    shape = np.array(flags.shape)  # z, y, x
+
+    def shifted(cells: np.ndarray, links: np.ndarray) -> np.ndarray:
+        zyx = np.stack(np.unravel_index(cells, flags.shape), axis=1)
+        return np.ravel_multi_index(
+            tuple(((zyx + lattice.C[links][:, ::-1]) % shape).T), flags.shape
+        )
+
+    return {
+        0: (lattice.OPP[q] * plane_stride + w, lattice.OPP[q_src] * plane_stride + cell_src),
+        1: (q * plane_stride + shifted(w, q), q_src * plane_stride + shifted(cell_src, q_src)),
+    }
+
+
+def check_in_place_grid(flags: np.ndarray, pool_cells: float) -> None:
+    """Refuse, with one line naming resolution.streaming, what in-place streaming does not run:
+    refinement ghosts (their coupling reads two buffers) and the surface rule's pooling
+    (walls.pool_cells, which changes the populations after the step in the two-buffer layout)."""
+    ghosts = int(np.count_nonzero((flags & TYPE_MASK) == GHOST))
+    if ghosts or pool_cells > 0:
         raise ConfigError(
-            "resolution.streaming=aa runs periodic grids and no-slip or moving walls only for now "
-            f"(this grid has {not_bulk} cells next to the body, {n_freeslip} free-slip links and "
-            f"{open_cells} inlet, outflow or ghost cells): set resolution.streaming=ab"
+            "resolution.streaming=aa runs neither refinement levels nor walls.pool_cells > 0 "
+            f"(this grid has {ghosts} ghost cells, walls.pool_cells = {pool_cells:g}): set "
+            "resolution.streaming=ab"
         )

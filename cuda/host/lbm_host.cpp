@@ -666,21 +666,27 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     }
 }
 
-// One step of in-place streaming on the single buffer f at parity kParity: the walls' links of the
-// cells next to them filled where the step reads them (lbm_fill_wall_cell), then the bulk cells,
-// by rows in the blocks step() takes (the set-up refuses grids with other updated cells,
-// solver/streaming.py).
+// One step of in-place streaming on the single buffer f at parity kParity (../lbm_cell.cuh,
+// lbm_update_bulk_cell_in_place): the walls filled where the step reads their links (free-slip
+// by the copies of this parity, the others by lbm_fill_wall_cell); the cells of the general pull
+// set aside (lbm_general_cell_aside); the bulk cells in place, by rows in the blocks step() takes;
+// the set-aside cells put back where the next layout keeps them.
 template <int kCollision, int kParity>
 void step_in_place(lbm_pop* f, const LbmParams& p) {
+    constexpr int kLayout = kParity == 0 ? LBM_LAYOUT_SWAPPED : LBM_LAYOUT_PUSHED;
+    constexpr int kLayoutAfter = kParity == 0 ? LBM_LAYOUT_PUSHED : LBM_LAYOUT_SWAPPED;
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const long long n_rows = (long long)ny * nz;
     const long long rows_per_block = n_rows / (16LL * omp_get_max_threads()) + 1;
 #pragma omp parallel
     {
         const FlushDenormals flush;
+#pragma omp for schedule(static) nowait
+        for (long long i = 0; i < p.n_freeslip; ++i) lbm_fill_freeslip(f, p, i);
 #pragma omp for schedule(static)
-        for (long long i = 0; i < p.n_wall_fill; ++i)
-            lbm_fill_wall_cell<kCollision, kParity == 0 ? LBM_LAYOUT_SWAPPED : LBM_LAYOUT_PUSHED>(f, p, i);
+        for (long long i = 0; i < p.n_wall_fill; ++i) lbm_fill_wall_cell<kCollision, kLayout>(f, p, i);
+#pragma omp for schedule(static)
+        for (long long i = 0; i < p.n_general; ++i) lbm_general_cell_aside<kCollision, kLayout>(f, p, i);
 #pragma omp for schedule(dynamic, rows_per_block)
         for (long long r = 0; r < n_rows; ++r) {
             const int y = (int)(r % ny), z = (int)(r / ny);
@@ -700,6 +706,8 @@ void step_in_place(lbm_pop* f, const LbmParams& p) {
                 x = end;
             }
         }
+#pragma omp for schedule(static)
+        for (long long i = 0; i < p.n_general; ++i) lbm_general_cell_back<kLayoutAfter>(f, p, i);
     }
 }
 

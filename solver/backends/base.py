@@ -71,7 +71,7 @@ class Backend(ABC):
     @abstractmethod
     def step_in_place(self, f: Any, params: KernelParams, parity: int, force: Any) -> None:
         """One step of in-place streaming on the single buffer f, whose layout parity gives
-        (solver/streaming.py); the grid has no body, so force (as step's) is zero."""
+        (solver/streaming.py); writes the step's body force to force, as step does."""
 
     @abstractmethod
     def explode(

@@ -205,7 +205,8 @@ class CpuBackend(Backend):
         self, f: np.ndarray, params: KernelParams, parity: int, force: np.ndarray
     ) -> None:
         self._for(f).lbm_step_in_place(_ptr(f), _ptr(params.record), parity)
-        force[:] = 0.0
+        per_slot = params["cell_force"].reshape(-1, 9)
+        force[:] = np.ascontiguousarray(per_slot.T).sum(axis=1, dtype=np.float64).reshape(3, 3)
 
     def fields(
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int

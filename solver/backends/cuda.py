@@ -148,20 +148,26 @@ class CudaBackend(Backend):
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
 
     def step_in_place(self, f: Any, params: KernelParams, parity: int, force: Any) -> None:
+        par = np.int32(parity)
+        n_freeslip = int(params["n_freeslip"])
+        if n_freeslip:  # this parity's copies (params holds them: Simulation._params_by_parity)
+            fill = self._function("lbm_fill_freeslip_cells", f)
+            fill(self._blocks(n_freeslip), (THREADS_PER_BLOCK,), (f, params.record))
         n_wall_fill = int(params["n_wall_fill"])
-        if n_wall_fill:  # the plane walls' links, where the in-place step reads them
-            layout = LAYOUT_SWAPPED if parity == 0 else LAYOUT_PUSHED
+        if n_wall_fill:  # the other walls' links, where the in-place step reads them
+            layout = np.int32(LAYOUT_SWAPPED if parity == 0 else LAYOUT_PUSHED)
             fill = self._function("lbm_fill_wall_cells", f)
-            fill(
-                self._blocks(n_wall_fill),
-                (THREADS_PER_BLOCK,),
-                (f, params.record, np.int32(layout)),
-            )
+            fill(self._blocks(n_wall_fill), (THREADS_PER_BLOCK,), (f, params.record, layout))
+        n_general = int(params["n_general"])
+        if n_general:  # the general pull's cells, before anything of the step is written
+            aside = self._function("lbm_general_cells_aside", f)
+            aside(self._blocks(n_general), (THREADS_PER_BLOCK,), (f, params.record, par))
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
-        self._function("lbm_step_in_place", f)(
-            grid, (STEP_THREADS_X,), (f, params.record, np.int32(parity))
-        )
-        force[...] = 0.0
+        self._function("lbm_step_in_place", f)(grid, (STEP_THREADS_X,), (f, params.record, par))
+        if n_general:
+            back = self._function("lbm_general_cells_back", f)
+            back(self._blocks(n_general), (THREADS_PER_BLOCK,), (f, params.record, par))
+        self._cp.sum(params["cell_force"], axis=0, out=force)
 
     def explode(
         self,
