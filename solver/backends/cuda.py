@@ -3,6 +3,11 @@
 CuPy caches the compiled module under a hash of the source text and options only, not of the
 files an #include pulls in, so the headers are pasted into the source here: any change to the
 physics changes the text and recompiles. Works with cupy-cuda12x and cupy-cuda13x.
+
+Over 250 lines: one method per kernel of cuda/lbm.cu and cuda/voxelize.cu (the step of each
+streaming mode with its fills and passes, the refinement coupling, the fields, the voxelizer),
+each a launch and its argument tuple; split, the launches would sit apart from the modules that
+compile them.
 """
 
 from __future__ import annotations
