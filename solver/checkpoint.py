@@ -36,15 +36,18 @@ class Checkpoint:
 
 def case_hash(case: CaseConfig) -> str:
     """Hash of everything that shapes the physics: the case less its name, step limit and
-    output settings, which a resumed run may change, and less resolution.storage, which a
+    output settings, which a resumed run may change, less resolution.storage, which a
     checkpoint records and load_checkpoint checks on its own (so the checkpoints written before
-    the key existed, all float32, still resume)."""
+    the key existed, all float32, still resume), and less resolution.streaming, which does not
+    change the state a checkpoint holds (the populations in the two-buffer layout either way:
+    solver/streaming.py), so a run resumes in either mode."""
     physics = OmegaConf.to_container(OmegaConf.structured(case))
     assert isinstance(physics, dict)
     for key in ("name", "output"):
         physics.pop(key)
     physics["run"].pop("max_steps")
     physics["resolution"].pop("storage")
+    physics["resolution"].pop("streaming")
     return hashlib.sha256(json.dumps(physics, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -54,6 +57,7 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
     meta = {
         "case_hash": case_hash(case),
         "storage": case.resolution.storage,
+        "streaming": case.resolution.streaming,  # a record: either mode resumes the state
         "step": s.step,
         "phase": s.phase,
         "converged_step": s.converged_step,

@@ -99,6 +99,7 @@ def summary(
         "reference_area_m2": sim.reference_area_m2,
         "collision": collision_operator(case.resolution),
         "storage": case.resolution.storage,
+        "streaming": case.resolution.streaming,
         "smagorinsky_cs": case.resolution.smagorinsky_cs,
         "wall_model": wall_model(case),
         "bounce_back": case.body.bounce_back,

@@ -196,13 +196,16 @@ def test_resume_refuses_another_case(tmp_path, capsys, override, message):
 
 
 def test_the_case_hash_leaves_the_storage_to_its_own_check():
-    """Checkpoints written before resolution.storage existed (all float32) still resume: the case
-    hash leaves the key out, and the storage is checked on its own (the test above)."""
+    """Checkpoints written before resolution.storage and resolution.streaming existed still
+    resume: the case hash leaves both keys out; the storage is checked on its own (the test
+    above), and the streaming needs no check (a checkpoint holds the two-buffer layout in either
+    mode, tests/test_streaming.py)."""
     from solver.checkpoint import case_hash
     from solver.config import load_case
 
     plain = load_case(BOX, [])
     assert case_hash(plain) == case_hash(load_case(BOX, ["resolution.storage=fp16s"]))
+    assert case_hash(plain) == case_hash(load_case(BOX, ["resolution.streaming=aa"]))
     assert case_hash(plain) != case_hash(load_case(BOX, ["resolution.smagorinsky_cs=0.1"]))
 
 
