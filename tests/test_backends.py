@@ -18,6 +18,19 @@ from solver.lattice import CUDA_DIR
 CU_FILES = sorted(CUDA_DIR.glob("*.cu"))
 
 
+def tunnel_box(storage: str):
+    """The box near the moving ground at 12 cells (body, inlet, outflow, free slip, moving wall,
+    LES with the wall model) in a population storage."""
+    return load_case(
+        ROOT / "cases" / "windtunnel_box.yaml",
+        [
+            "resolution.cells_per_length=12",
+            "resolution.min_gap_cells=0",
+            f"resolution.storage={storage}",
+        ],
+    )
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not on the PATH")
 @pytest.mark.parametrize("storage", [0, 1, 2], ids=["fp32", "fp16s", "fp16c"])
 @pytest.mark.parametrize("source", CU_FILES, ids=[p.name for p in CU_FILES])
@@ -52,14 +65,7 @@ def test_cpu_and_cuda_agree_after_20_steps(cpu, storage):
     from solver.backends.cuda import CudaBackend
     from solver.simulation import Simulation
 
-    case = load_case(
-        ROOT / "cases" / "windtunnel_box.yaml",
-        [
-            "resolution.cells_per_length=12",
-            "resolution.min_gap_cells=0",
-            f"resolution.storage={storage}",
-        ],
-    )
+    case = tunnel_box(storage)
     results = []
     for backend in (cpu, CudaBackend()):
         sim = Simulation(case, backend)
@@ -103,14 +109,7 @@ def test_cuda_in_place_streaming_agrees_with_the_cpu_pull(cpu, storage, grid):
             },
         )
     else:
-        case = load_case(
-            ROOT / "cases" / "windtunnel_box.yaml",
-            [
-                "resolution.cells_per_length=12",
-                "resolution.min_gap_cells=0",
-                f"resolution.storage={storage}",
-            ],
-        )
+        case = tunnel_box(storage)
     results = []
     for backend, streaming in ((cpu, "ab"), (CudaBackend(), "aa")):
         sim = Simulation(merge_case(case, [f"resolution.streaming={streaming}"]), backend)

@@ -601,6 +601,14 @@ struct FlushDenormals {
 #endif
 };
 
+// The rows a thread takes at a time. Rows next to the body or a wall cost several times a bulk
+// row, and they cluster (the road, the body): threads take contiguous blocks of rows, 16 blocks a
+// thread, as they come free. A static split left one thread waiting for a quarter of the car's
+// step; blocks of a few rows broke the bulk's sequential streams (docs/performance.md).
+inline long long row_block(const LbmParams& p) {
+    return (long long)p.ny * p.nz / (16LL * omp_get_max_threads()) + 1;
+}
+
 // One time step on the whole grid with one collision operator: the free-slip walls of f_src
 // filled (lbm_fill_freeslip) and the other walls' links of the cells listed for it
 // (lbm_fill_wall_cell), then every row.
@@ -608,12 +616,7 @@ template <int kCollision>
 void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const unsigned char* flags = p.flags;
-    const long long n_rows = (long long)ny * nz;
-    // Rows next to the body or a wall cost several times a bulk row, and they cluster (the road,
-    // the body): threads take contiguous blocks of rows, 16 blocks a thread, as they come free.
-    // A static split left one thread waiting for a quarter of the car's step; blocks of a few
-    // rows broke the bulk's sequential streams (docs/performance.md).
-    const long long rows_per_block = n_rows / (16LL * omp_get_max_threads()) + 1;
+    const long long n_rows = (long long)ny * nz, rows_per_block = row_block(p);
 #pragma omp parallel
     {
         const FlushDenormals flush;
@@ -676,8 +679,7 @@ void step_in_place(lbm_pop* f, const LbmParams& p) {
     constexpr int kLayout = kParity == 0 ? LBM_LAYOUT_SWAPPED : LBM_LAYOUT_PUSHED;
     constexpr int kLayoutAfter = kParity == 0 ? LBM_LAYOUT_PUSHED : LBM_LAYOUT_SWAPPED;
     const int nx = p.nx, ny = p.ny, nz = p.nz;
-    const long long n_rows = (long long)ny * nz;
-    const long long rows_per_block = n_rows / (16LL * omp_get_max_threads()) + 1;
+    const long long n_rows = (long long)ny * nz, rows_per_block = row_block(p);
 #pragma omp parallel
     {
         const FlushDenormals flush;
