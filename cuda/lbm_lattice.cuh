@@ -155,7 +155,7 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, u_inlet)        /* [ny nz] inlet x-velocity per inlet cell */            \
     X(float*, inlet_drho)           /* [ny nz] each inlet cell's density - 1, its state     \
                                        (float32 whatever the storage; read and written by   \
-                                       the cell each step: lbm_update_open_cell) */         \
+                                       the cell each step: lbm_open_cell) */                \
     X(const int*, boundary_index)   /* [n] slot k of a fluid cell next to the body, or -1 */ \
     X(float*, cell_force)           /* [9 k] each slot's forces on the body: momentum        \
                                        exchange, pressure, viscous (lbm_cell.cuh) */        \

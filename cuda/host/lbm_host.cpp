@@ -160,7 +160,8 @@ __forceinline__ void store_block(lbm_pop* __restrict__ dst, const float* __restr
 }
 
 // Lanes lo <= i < hi of a block into storage, by ordinary stores (a chunk that shares its cells
-// with the next one): one masked store where AVX-512 has it.
+// with the next one): one masked store where AVX-512 has it, two of float32 with AVX2 (the loop
+// compiles to a call of memmove, 2% of the car's in-place step at 32 cells on an AVX2 machine).
 __forceinline__ void store_lanes(lbm_pop* __restrict__ dst, const float* __restrict__ in, const int lo,
                                  const int hi) {
     alignas(64) lbm_pop block[kChunk];
@@ -171,6 +172,17 @@ __forceinline__ void store_lanes(lbm_pop* __restrict__ dst, const float* __restr
         _mm512_mask_storeu_epi32(dst, (__mmask16)lanes, _mm512_load_si512((const void*)block));
     else
         _mm256_mask_storeu_epi16(dst, (__mmask16)lanes, _mm256_load_si256((const __m256i*)block));
+#elif defined(__AVX2__)
+    if constexpr (sizeof(lbm_pop) == 4) {
+        const __m256i below_lo = _mm256_set1_epi32(lo - 1), hi_v = _mm256_set1_epi32(hi);
+        for (int i = 0; i < kChunk; i += 8) {
+            const __m256i lane = _mm256_setr_epi32(i, i + 1, i + 2, i + 3, i + 4, i + 5, i + 6, i + 7);
+            const __m256i mask = _mm256_and_si256(_mm256_cmpgt_epi32(lane, below_lo), _mm256_cmpgt_epi32(hi_v, lane));
+            _mm256_maskstore_ps((float*)dst + i, mask, _mm256_load_ps((const float*)block + i));
+        }
+    } else {
+        for (int i = lo; i < hi; ++i) dst[i] = block[i];
+    }
 #else
     for (int i = lo; i < hi; ++i) dst[i] = block[i];
 #endif
@@ -453,15 +465,17 @@ struct BoundaryBatch {
     float force[kBatch][3];     // momentum exchange with the body
     float friction[kBatch][3];  // the wall model's shear force, where modelled
     float tau[kBatch];
-    long long n[kBatch];
+    long long at[kBatch];  // where the entry is stored: its cell (the pull) or its set-aside entry
     long long slot[kBatch];
     bool modelled[kBatch];
     int count;
 };
 
-template <int kCollision>
+// Fluid cell n at (x, y, z), pulled from f_src in the layout kLayout (lbm_post_index), into its
+// batch; `at` is where flush_batch stores it.
+template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 void pull_into_batch(BoundaryBatch& b, const lbm_pop* __restrict__ f_src, const LbmParams& p,
-                     const long long n, const int x, const int y, const int z) {
+                     const long long n, const int x, const int y, const int z, const long long at) {
     const int j = b.count++;
     const long long k = p.boundary_index[n];
     const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
@@ -469,12 +483,12 @@ void pull_into_batch(BoundaryBatch& b, const lbm_pop* __restrict__ f_src, const 
     const float* wall = k >= 0 ? p.slot_wall + 5 * k : nullptr;
     float f[19];
     b.force[j][0] = b.force[j][1] = b.force[j][2] = 0.0f;
-    b.modelled[j] = lbm_pull_boundary_cell<kCollision>(f_src, q_links, a, wall, p, n, k, x, y, z, f, b.force[j],
-                                                       b.friction[j]);
+    b.modelled[j] = lbm_pull_boundary_cell<kCollision, kLayout>(f_src, q_links, a, wall, p, n, k, x, y, z, f,
+                                                                b.force[j], b.friction[j]);
 #define LBM_TO_BATCH(q, cx, cy, cz, w) b.f[q][j] = f[q];
     D3Q19_LINKS(LBM_TO_BATCH)
 #undef LBM_TO_BATCH
-    b.n[j] = n;
+    b.at[j] = at;
     b.slot[j] = k;
     b.tau[j] = p.tau_x[x];
 }
@@ -498,15 +512,23 @@ __forceinline__ void collide_batch_entry(BoundaryBatch& b, const LbmParams& p, c
     for (int i = 0; i < 6; ++i) b.sigma[i][j] = wall.sigma[i];
 }
 
-template <int kCollision, bool kForce>
-void collide_batch(BoundaryBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams& p) {
+// A collided population into a batch's store: the grid's storage, or the float side array of
+// in-place streaming's set-aside cells.
+__forceinline__ void put_population(lbm_pop* dst, const float value) { *dst = lbm_pop_store(value); }
+#if LBM_STORAGE != LBM_STORAGE_FP32
+__forceinline__ void put_population(float* dst, const float value) { *dst = value; }
+#endif
+
+// The batch's collisions, then each entry stored at dst[q stride + at] (Dst: lbm_pop or float)
+// and its slot's report.
+template <int kCollision, bool kForce, class Dst>
+void collide_batch(BoundaryBatch& b, Dst* __restrict__ dst, const long long stride, const LbmParams& p) {
     const int m = b.count;
 #pragma omp simd
     for (int j = 0; j < m; ++j) collide_batch_entry<kCollision, kForce>(b, p, j);
-    const long long S = p.plane_stride;
     for (int j = 0; j < m; ++j) {
-        const long long n = b.n[j];
-#define LBM_STORE_BATCH(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(b.f[q][j]);
+        const long long at = b.at[j];
+#define LBM_STORE_BATCH(q, cx, cy, cz, w) put_population(dst + q * stride + at, b.f[q][j]);
         D3Q19_LINKS(LBM_STORE_BATCH)
 #undef LBM_STORE_BATCH
         if (b.slot[j] >= 0) {
@@ -519,12 +541,12 @@ void collide_batch(BoundaryBatch& b, lbm_pop* __restrict__ f_dst, const LbmParam
     b.count = 0;
 }
 
-template <int kCollision>
-void flush_batch(BoundaryBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams& p) {
+template <int kCollision, class Dst>
+void flush_batch(BoundaryBatch& b, Dst* __restrict__ dst, const long long stride, const LbmParams& p) {
     if (p.has_force)
-        collide_batch<kCollision, true>(b, f_dst, p);
+        collide_batch<kCollision, true>(b, dst, stride, p);
     else
-        collide_batch<kCollision, false>(b, f_dst, p);
+        collide_batch<kCollision, false>(b, dst, stride, p);
 }
 
 // Inlet or outflow cells gathered for one vectorized loop: their inner neighbours' populations,
@@ -534,20 +556,25 @@ struct OpenBatch {
     float f[19][kBatch];  // the inner neighbour's populations, then the cell's
     float drho[kBatch];   // an inlet's density state (p.inlet_drho)
     float u_inlet[kBatch];
-    long long n[kBatch];
+    long long at[kBatch];  // where the entry is stored, as BoundaryBatch's
     long long inlet[kBatch];
     int count;
 };
 
-// Open cell n (an inlet where inlet >= 0, its index in p.inlet_drho) into its batch.
+// Open cell n at (x, y, z) (an inlet where inlet >= 0, its index in p.inlet_drho) into its batch,
+// its inner neighbour read from f_src in the layout kLayout (lbm_post_index); `at` as
+// pull_into_batch's.
+template <int kLayout = LBM_LAYOUT_PULL>
 __forceinline__ void push_open(OpenBatch& b, const lbm_pop* __restrict__ f_src, const LbmParams& p, const long long n,
-                               const long long inlet) {
+                               const int x, const int y, const int z, const long long inlet, const long long at) {
     const int j = b.count++;
-    const long long S = p.plane_stride, nb = inlet >= 0 ? n + 1 : n - 1;
-#define LBM_TO_OPEN(q, cx, cy, cz, w) b.f[q][j] = lbm_pop_load(f_src[q * S + nb]);
+    const int x_nb = inlet >= 0 ? x + 1 : x - 1;
+    const long long nb = inlet >= 0 ? n + 1 : n - 1;
+#define LBM_TO_OPEN(q, cx, cy, cz, w) \
+    b.f[q][j] = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, q, cx, cy, cz, nb, x_nb, y, z)]);
     D3Q19_LINKS(LBM_TO_OPEN)
 #undef LBM_TO_OPEN
-    b.n[j] = n;
+    b.at[j] = at;
     b.inlet[j] = inlet;
     if (inlet >= 0) {
         b.drho[j] = p.inlet_drho[inlet];
@@ -572,14 +599,14 @@ __forceinline__ void open_entry(OpenBatch& b, const LbmParams& p, const int j) {
 #undef LBM_BACK_TO_OPEN
 }
 
-template <int kCollision, bool kInlet>
-void flush_open(OpenBatch& b, lbm_pop* __restrict__ f_dst, const LbmParams& p) {
+// The batch's entries, each stored at dst[q stride + at] as collide_batch's.
+template <int kCollision, bool kInlet, class Dst>
+void flush_open(OpenBatch& b, Dst* __restrict__ dst, const long long stride, const LbmParams& p) {
     const int m = b.count;
 #pragma omp simd
     for (int j = 0; j < m; ++j) open_entry<kCollision, kInlet>(b, p, j);
-    const long long S = p.plane_stride;
     for (int j = 0; j < m; ++j) {
-#define LBM_STORE_OPEN_BATCH(q, cx, cy, cz, w) f_dst[q * S + b.n[j]] = lbm_pop_store(b.f[q][j]);
+#define LBM_STORE_OPEN_BATCH(q, cx, cy, cz, w) put_population(dst + q * stride + b.at[j], b.f[q][j]);
         D3Q19_LINKS(LBM_STORE_OPEN_BATCH)
 #undef LBM_STORE_OPEN_BATCH
         if (kInlet) p.inlet_drho[b.inlet[j]] = b.drho[j];
@@ -616,7 +643,7 @@ template <int kCollision>
 void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
     const int nx = p.nx, ny = p.ny, nz = p.nz;
     const unsigned char* flags = p.flags;
-    const long long n_rows = (long long)ny * nz, rows_per_block = row_block(p);
+    const long long n_rows = (long long)ny * nz, rows_per_block = row_block(p), S = p.plane_stride;
 #pragma omp parallel
     {
         const FlushDenormals flush;
@@ -648,31 +675,64 @@ void step(lbm_pop* f_src, lbm_pop* f_dst, const LbmParams& p) {
                 }
                 const int type = flag & FLAG_TYPE_MASK;
                 if (type == FLAG_FLUID) {
-                    pull_into_batch<kCollision>(batch, f_src, p, row + x, x, y, z);
-                    if (batch.count == kBatch) flush_batch<kCollision>(batch, f_dst, p);
+                    pull_into_batch<kCollision>(batch, f_src, p, row + x, x, y, z, row + x);
+                    if (batch.count == kBatch) flush_batch<kCollision>(batch, f_dst, S, p);
                 } else if (type == FLAG_INLET) {
-                    push_open(inlets, f_src, p, row + x, r);
-                    if (inlets.count == kBatch) flush_open<kCollision, true>(inlets, f_dst, p);
+                    push_open(inlets, f_src, p, row + x, x, y, z, r, row + x);
+                    if (inlets.count == kBatch) flush_open<kCollision, true>(inlets, f_dst, S, p);
                 } else if (type == FLAG_OUTFLOW) {
-                    push_open(outflows, f_src, p, row + x, -1);
-                    if (outflows.count == kBatch) flush_open<kCollision, false>(outflows, f_dst, p);
+                    push_open(outflows, f_src, p, row + x, x, y, z, -1, row + x);
+                    if (outflows.count == kBatch) flush_open<kCollision, false>(outflows, f_dst, S, p);
                 }  // walls and ghost cells are not updated
                 ++x;
             }
         }
-        flush_batch<kCollision>(batch, f_dst, p);
-        flush_open<kCollision, true>(inlets, f_dst, p);
-        flush_open<kCollision, false>(outflows, f_dst, p);
+        flush_batch<kCollision>(batch, f_dst, S, p);
+        flush_open<kCollision, true>(inlets, f_dst, S, p);
+        flush_open<kCollision, false>(outflows, f_dst, S, p);
 #if defined(__SSE2__)
         if (streams(p)) _mm_sfence();  // the chunks' stores, before the next step reads them
 #endif
     }
 }
 
+// In-place streaming's cells of the general pull (lbm_general_cell_aside, ../lbm_cell.cuh),
+// pulled from f in the layout kLayout and collided into p.general_out, in batches as step() runs
+// them: one by one the car's set-aside pass had made its in-place step 0.95 of the pull's
+// (docs/performance.md). Called by every thread of a parallel region; the entries are split
+// statically.
+template <int kCollision, int kLayout>
+void set_aside(const lbm_pop* f, const LbmParams& p) {
+    const long long m = p.n_general, nxy = (long long)p.nx * p.ny;
+    BoundaryBatch batch;
+    batch.count = 0;
+    OpenBatch inlets, outflows;
+    inlets.count = outflows.count = 0;
+#pragma omp for schedule(static)
+    for (long long i = 0; i < m; ++i) {
+        const long long n = p.general_cells[i];
+        const int x = (int)(n % p.nx), y = (int)((n / p.nx) % p.ny), z = (int)(n / nxy);
+        const int type = p.flags[n] & FLAG_TYPE_MASK;
+        if (type == FLAG_FLUID) {
+            pull_into_batch<kCollision, kLayout>(batch, f, p, n, x, y, z, i);
+            if (batch.count == kBatch) flush_batch<kCollision>(batch, p.general_out, m, p);
+        } else if (type == FLAG_INLET) {
+            push_open<kLayout>(inlets, f, p, n, x, y, z, y + (long long)p.ny * z, i);
+            if (inlets.count == kBatch) flush_open<kCollision, true>(inlets, p.general_out, m, p);
+        } else {
+            push_open<kLayout>(outflows, f, p, n, x, y, z, -1, i);
+            if (outflows.count == kBatch) flush_open<kCollision, false>(outflows, p.general_out, m, p);
+        }
+    }
+    flush_batch<kCollision>(batch, p.general_out, m, p);
+    flush_open<kCollision, true>(inlets, p.general_out, m, p);
+    flush_open<kCollision, false>(outflows, p.general_out, m, p);
+}
+
 // One step of in-place streaming on the single buffer f at parity kParity (../lbm_cell.cuh,
 // lbm_update_bulk_cell_in_place): the walls filled where the step reads their links (free-slip
 // by the copies of this parity, the others by lbm_fill_wall_cell); the cells of the general pull
-// set aside (lbm_general_cell_aside); the bulk cells in place, by rows in the blocks step() takes;
+// set aside (set_aside); the bulk cells in place, by rows in the blocks step() takes;
 // the set-aside cells put back where the next layout keeps them.
 template <int kCollision, int kParity>
 void step_in_place(lbm_pop* f, const LbmParams& p) {
@@ -687,8 +747,7 @@ void step_in_place(lbm_pop* f, const LbmParams& p) {
         for (long long i = 0; i < p.n_freeslip; ++i) lbm_fill_freeslip(f, p, i);
 #pragma omp for schedule(static)
         for (long long i = 0; i < p.n_wall_fill; ++i) lbm_fill_wall_cell<kCollision, kLayout>(f, p, i);
-#pragma omp for schedule(static)
-        for (long long i = 0; i < p.n_general; ++i) lbm_general_cell_aside<kCollision, kLayout>(f, p, i);
+        set_aside<kCollision, kLayout>(f, p);
 #pragma omp for schedule(dynamic, rows_per_block)
         for (long long r = 0; r < n_rows; ++r) {
             const int y = (int)(r % ny), z = (int)(r / ny);
