@@ -3,7 +3,8 @@
 622 KB of populations: it stays in L2, so memory bandwidth does not enter), BGK and the entropic
 LES operator of the vehicle cases, one thread; and the LES operator in a fluid nearly at rest
 (velocities of 1e-6 of the box's speed), whose products of round-off-sized numbers fall into the
-denormal range, where x86 arithmetic is slow unless the step flushes them (cuda/host/lbm_host.cpp).
+denormal range, where x86 arithmetic is slow unless the step flushes them
+(cuda/host/lbm_host_shell.h).
 
     OMP_NUM_THREADS=1 python benchmarks/collision_cost.py [--repeats 3] [--seconds 1.5]
                                                           [--storage fp32|fp16s|fp16c]

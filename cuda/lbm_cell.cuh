@@ -1,5 +1,5 @@
 // One cell of one time step, and the per-cell initialisation and moments, written once for the
-// GPU (cuda/lbm.cu) and the CPU (cuda/host/lbm_host.cpp). The lattice and the calling interface
+// GPU (cuda/lbm.cu) and the CPU (cuda/host/lbm_host_shell.h). The lattice and the calling interface
 // are in lbm_lattice.cuh, the collision in lbm_collision.cuh, the boundary rules in
 // lbm_boundaries.cuh.
 //

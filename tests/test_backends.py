@@ -149,8 +149,17 @@ def test_failed_compile_shows_command_and_output(tmp_path, monkeypatch):
     with pytest.raises(CompileError) as err:
         host_build.build_host_library()
     message = str(err.value)
-    assert "lbm_host.cpp" in message and "-O3" in message and "error" in message
+    assert "cuda/host/lbm_host" in message and "-O3" in message and "error" in message
     assert not list(tmp_path.glob("*.so"))
+
+
+def test_host_sources_are_every_translation_unit_of_the_shell():
+    """The build compiles HOST_SOURCES, in the order it lists them: every .cpp of cuda/host,
+    each once."""
+    from solver.backends import host_build
+
+    units = sorted((host_build.CUDA_DIR / "host").glob("*.cpp"))
+    assert sorted(host_build.HOST_SOURCES) == units and len(units) == 4
 
 
 def test_cpu_arch_override_is_in_the_flags_and_the_cache_key(monkeypatch):
@@ -239,7 +248,7 @@ def test_non_temporal_stores_change_no_population(storage, case_file, overrides)
     the moving ground (body, inlet, outflow, free slip, moving wall, LES; rows whose runs start
     and end off the cache lines) and of a periodic box of 40 cells (its rows' wrapped chunks), bit
     for bit, with the cache taken as 0 bytes (every grid streams) and as 1 TiB (none does). (A
-    build without AVX-512 stores ordinarily either way: cuda/host/lbm_host.cpp, streams.)"""
+    build without AVX-512 stores ordinarily either way: cuda/host/lbm_host_shell.h, streams.)"""
     from solver.backends.cpu import CpuBackend
     from solver.simulation import Simulation
 

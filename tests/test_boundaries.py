@@ -224,13 +224,13 @@ def test_filled_walls_give_the_general_pull(cpu, model):
 
 @pytest.mark.parametrize("collision", ["bgk", "entropic"])
 def test_inlet_and_outflow_cells_match_their_rules(cpu, collision):
-    """One step of the open cells (the CPU shell batches them: cuda/host/lbm_host.cpp, OpenBatch)
-    against the rules of cuda/lbm_boundaries.cuh written in NumPy with the oracle's equilibria,
-    on a box 12 x 5 x 4 (x, y, z; periodic in y and z) with an inlet at x = 0 and an outflow at
-    x = 11 and a disturbed flow, every inlet with its own velocity and density state. Inlet:
-    drho_b <- drho_b + relax (rho_nb - 1 - drho_b), f = feq(1 + drho_b, (u_in, 0, 0)); outflow:
-    f = feq(1, u_nb) + f_nb - feq(rho_nb, u_nb), u = j / rho for the entropic operator's
-    equilibrium, j for BGK's."""
+    """One step of the open cells (the CPU shell batches them: cuda/host/lbm_host_shell.h,
+    OpenBatch) against the rules of cuda/lbm_boundaries.cuh written in NumPy with the oracle's
+    equilibria, on a box 12 x 5 x 4 (x, y, z; periodic in y and z) with an inlet at x = 0 and an
+    outflow at x = 11 and a disturbed flow, every inlet with its own velocity and density state.
+    Inlet: drho_b <- drho_b + relax (rho_nb - 1 - drho_b), f = feq(1 + drho_b, (u_in, 0, 0));
+    outflow: f = feq(1, u_nb) + f_nb - feq(rho_nb, u_nb), u = j / rho for the entropic
+    operator's equilibrium, j for BGK's."""
     from oracle import entropic_equilibrium, equilibrium
 
     from solver import lattice

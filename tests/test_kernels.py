@@ -166,7 +166,7 @@ def test_bulk_rows_of_any_length_match_the_oracle(cpu, nx):
 def test_step_near_rest_matches_the_oracle_and_leaves_the_callers_float_mode(cpu):
     """A fluid nearly at rest (velocities of 1e-7): the entropic step's products of such numbers
     fall below float32's normal range, which the CPU step flushes to zero for speed
-    (cuda/host/lbm_host.cpp); it still equals the NumPy step to round-off, and the calling
+    (cuda/host/lbm_host_shell.h); it still equals the NumPy step to round-off, and the calling
     thread gets its own floating-point mode back (a denormal float32 survives arithmetic)."""
     rng = np.random.default_rng(7)
     shape = (5, 7, 9)

@@ -103,7 +103,8 @@ class CpuBackend(Backend):
 
     def zeros(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """Zeros starting on a cache line (64 B): the bulk loop's vector loads and stores of
-        16 floats then each touch one line where the kernel aligns them (cuda/host/lbm_host.cpp)."""
+        16 floats then each touch one line where the kernel aligns them
+        (cuda/host/lbm_host_shell.h)."""
         dtype = np.dtype(dtype)
         count = int(np.prod(shape, dtype=np.int64))
         raw = np.zeros(count * dtype.itemsize + _CACHE_LINE, dtype=np.uint8)
