@@ -49,22 +49,22 @@ extern "C" __global__ void lbm_step_in_place(lbm_pop* __restrict__ f, const LbmP
 // In-place streaming's cells of the general pull, set aside before lbm_step_in_place
 // (lbm_general_cell_aside) and put back after it (lbm_general_cell_back), one thread per entry;
 // parity the step's.
+template <int kLayout>
+__device__ __forceinline__ void lbm_general_cell_aside_any(const lbm_pop* f, const LbmParams& p, const long long i) {
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_general_cell_aside<LBM_COLLISION_ENTROPIC, kLayout>(f, p, i);
+    else
+        lbm_general_cell_aside<LBM_COLLISION_BGK, kLayout>(f, p, i);
+}
+
 extern "C" __global__ void lbm_general_cells_aside(const lbm_pop* __restrict__ f, const LbmParams p,
                                                    const int parity) {
     const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= p.n_general) return;
-    const bool entropic = p.collision == LBM_COLLISION_ENTROPIC;
-    if (parity == 0) {
-        if (entropic)
-            lbm_general_cell_aside<LBM_COLLISION_ENTROPIC, LBM_LAYOUT_SWAPPED>(f, p, i);
-        else
-            lbm_general_cell_aside<LBM_COLLISION_BGK, LBM_LAYOUT_SWAPPED>(f, p, i);
-    } else {
-        if (entropic)
-            lbm_general_cell_aside<LBM_COLLISION_ENTROPIC, LBM_LAYOUT_PUSHED>(f, p, i);
-        else
-            lbm_general_cell_aside<LBM_COLLISION_BGK, LBM_LAYOUT_PUSHED>(f, p, i);
-    }
+    if (parity == 0)
+        lbm_general_cell_aside_any<LBM_LAYOUT_SWAPPED>(f, p, i);
+    else
+        lbm_general_cell_aside_any<LBM_LAYOUT_PUSHED>(f, p, i);
 }
 
 extern "C" __global__ void lbm_general_cells_back(lbm_pop* __restrict__ f, const LbmParams p, const int parity) {

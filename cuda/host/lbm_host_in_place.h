@@ -1,8 +1,8 @@
 // In-place streaming's step on the CPU (resolution.streaming = aa; ../lbm_cell.cuh,
 // lbm_update_bulk_cell_in_place). Its two parities are instantiated in translation units of their
 // own, lbm_host_in_place_0.cpp and lbm_host_in_place_1.cpp, which the build compiles in parallel:
-// in one unit with the two-buffer step they took 75 of the library's 107 s of compiling on a
-// 2-vCPU AMD EPYC (g++ 12.2).
+// in one unit the library took 107 s to compile on a 2-vCPU AMD EPYC (g++ 12.2), 31 s without
+// them.
 #pragma once
 
 #include "lbm_host_shell.h"
