@@ -31,7 +31,8 @@ extern "C" __global__ void lbm_step_in_place(lbm_pop* __restrict__ f, const LbmP
     const int xm = lbm_wrap(x - 1, p.nx), xp = lbm_wrap(x + 1, p.nx), ym = lbm_wrap(y - 1, p.ny),
               yp = lbm_wrap(y + 1, p.ny), zm = lbm_wrap(z - 1, p.nz), zp = lbm_wrap(z + 1, p.nz);
 #define LBM_IN_PLACE(collision, parity) \
-    lbm_update_bulk_cell_in_place<collision, parity>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp, p.has_force)
+    lbm_update_bulk_cell_in_place<collision, parity>(f, p, n, xm, x, xp, ym, y, yp, zm, z, zp, p.has_force, \
+                                                     lbm_cell_tau(p, x, n))
     if (p.collision == LBM_COLLISION_ENTROPIC) {
         if (parity == 0)
             LBM_IN_PLACE(LBM_COLLISION_ENTROPIC, 0);
@@ -125,6 +126,28 @@ extern "C" __global__ void lbm_fields(const lbm_pop* __restrict__ f, float* __re
         lbm_moments_cell<LBM_COLLISION_ENTROPIC>(f, moments, n_cells, plane_stride, n);
     else
         lbm_moments_cell<LBM_COLLISION_BGK>(f, moments, n_cells, plane_stride, n);
+}
+
+// The gradient subgrid models' moments of the stored populations f, one thread per cell, and then
+// their eddy relaxation times on the same grid of threads as lbm_step (lbm_subgrid.cuh).
+extern "C" __global__ void lbm_subgrid_moments(const lbm_pop* __restrict__ f, const LbmParams p) {
+    const long long n = (long long)blockIdx.x * blockDim.x + threadIdx.x, n_cells = (long long)p.nx * p.ny * p.nz;
+    if (n >= n_cells) return;
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_subgrid_moments_cell<LBM_COLLISION_ENTROPIC>(f, p, n_cells, n);
+    else
+        lbm_subgrid_moments_cell<LBM_COLLISION_BGK>(f, p, n_cells, n);
+}
+
+extern "C" __global__ void lbm_subgrid_taus(const LbmParams p) {
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= p.nx) return;
+    const int y = blockIdx.y, z = blockIdx.z;
+    const long long n = x + (long long)p.nx * (y + (long long)p.ny * z);
+    if (p.subgrid == LBM_SUBGRID_WALE)
+        lbm_subgrid_tau_cell<LBM_SUBGRID_WALE>(p, n, x, y, z);
+    else
+        lbm_subgrid_tau_cell<LBM_SUBGRID_VREMAN>(p, n, x, y, z);
 }
 
 // The surface rule's pooling (lbm_wall_pool.cuh), one thread per slot: the residuals, then the apply.

@@ -7,6 +7,7 @@
 // pulls f_q(x) from f_src at x - c_q (or from a boundary rule), collides and writes f_dst at x.
 #pragma once
 
+#include "lbm_subgrid.cuh"
 #include "lbm_wall_model.cuh"
 
 // Index of the cell a bulk cell pulls link (cx, cy, cz) from, from the names xm, x, xp, ym, y, yp,
@@ -23,15 +24,16 @@ __device__ __forceinline__ void lbm_pull_collide_bulk_cell(const lbm_pop* __rest
                                                            const int xm, const int x, const int xp,
                                                            const int ym, const int y, const int yp,
                                                            const int zm, const int z, const int zp,
-                                                           const bool has_force, float* f) {
+                                                           const bool has_force, const float tau, float* f) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
 #define LBM_PULL_BULK(q, cx, cy, cz, w) f[q] = lbm_pop_load(f_src[q * S + LBM_BULK_SOURCE(cx, cy, cz)]);
     D3Q19_LINKS(LBM_PULL_BULK)
 #undef LBM_PULL_BULK
-    lbm_collide<kCollision>(f, p, p.tau_x[x], has_force, nullptr);
+    lbm_collide<kCollision>(f, p, tau, has_force, nullptr);
 }
 
-// A fluid cell whose neighbours all stream plainly, pulled, collided and stored at n.
+// A fluid cell whose neighbours all stream plainly, pulled, collided with relaxation time tau
+// (lbm_cell_tau; the CPU shell's vector loops take it from a chunk's array) and stored at n.
 template <int kCollision>
 __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__ f_src,
                                                      lbm_pop* __restrict__ f_dst, const LbmParams& p,
@@ -39,10 +41,10 @@ __device__ __forceinline__ void lbm_update_bulk_cell(const lbm_pop* __restrict__
                                                      const int xm, const int x, const int xp,
                                                      const int ym, const int y, const int yp,
                                                      const int zm, const int z, const int zp,
-                                                     const bool has_force) {
+                                                     const bool has_force, const float tau) {
     const long long S = p.plane_stride;
     float f[19];
-    lbm_pull_collide_bulk_cell<kCollision>(f_src, p, xm, x, xp, ym, y, yp, zm, z, zp, has_force, f);
+    lbm_pull_collide_bulk_cell<kCollision>(f_src, p, xm, x, xp, ym, y, yp, zm, z, zp, has_force, tau, f);
 #define LBM_STORE(q, cx, cy, cz, w) f_dst[q * S + n] = lbm_pop_store(f[q]);
     D3Q19_LINKS(LBM_STORE)
 #undef LBM_STORE
@@ -71,14 +73,14 @@ __device__ __forceinline__ void lbm_update_bulk_cell_in_place(lbm_pop* f, const 
                                                               const int xm, const int x,
                                                               const int xp, const int ym, const int y,
                                                               const int yp, const int zm, const int z,
-                                                              const int zp, const bool has_force) {
+                                                              const int zp, const bool has_force, const float tau) {
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny, S = p.plane_stride;
     float fl[19];
     if (kParity == 0) {
 #define LBM_PULL_SWAPPED(q, cx, cy, cz, w) fl[q] = lbm_pop_load(f[LBM_OPP(q) * S + LBM_BULK_SOURCE(cx, cy, cz)]);
         D3Q19_LINKS(LBM_PULL_SWAPPED)
 #undef LBM_PULL_SWAPPED
-        lbm_collide<kCollision>(fl, p, p.tau_x[x], has_force, nullptr);
+        lbm_collide<kCollision>(fl, p, tau, has_force, nullptr);
 #define LBM_PUSH(q, cx, cy, cz, w) f[q * S + LBM_BULK_DEST(cx, cy, cz)] = lbm_pop_store(fl[q]);
         D3Q19_LINKS(LBM_PUSH)
 #undef LBM_PUSH
@@ -86,7 +88,7 @@ __device__ __forceinline__ void lbm_update_bulk_cell_in_place(lbm_pop* f, const 
 #define LBM_PULL_OWN(q, cx, cy, cz, w) fl[q] = lbm_pop_load(f[q * S + n]);
         D3Q19_LINKS(LBM_PULL_OWN)
 #undef LBM_PULL_OWN
-        lbm_collide<kCollision>(fl, p, p.tau_x[x], has_force, nullptr);
+        lbm_collide<kCollision>(fl, p, tau, has_force, nullptr);
 #define LBM_STORE_SWAPPED(q, cx, cy, cz, w) f[LBM_OPP(q) * S + n] = lbm_pop_store(fl[q]);
         D3Q19_LINKS(LBM_STORE_SWAPPED)
 #undef LBM_STORE_SWAPPED
@@ -395,7 +397,7 @@ __device__ __forceinline__ void lbm_general_fluid_cell(const lbm_pop* __restrict
     const bool modelled = lbm_pull_boundary_cell<kCollision, kLayout>(f_src, q_links, a, wall_geo, p, n, k, x, y,
                                                                       z, f, force, friction);
     LbmWallState wall;
-    lbm_collide<kCollision>(f, p, p.tau_x[x], p.has_force, k >= 0 ? &wall : nullptr);
+    lbm_collide<kCollision>(f, p, lbm_cell_tau(p, x, n), p.has_force, k >= 0 ? &wall : nullptr);
     if (k >= 0) lbm_report_slot(p, k, force, wall, modelled, friction);
 }
 
@@ -414,7 +416,7 @@ __device__ __forceinline__ void lbm_update_cell(const lbm_pop* __restrict__ f_sr
             lbm_update_bulk_cell<kCollision>(f_src, f_dst, p, n, lbm_wrap(x - 1, p.nx), x,
                                              lbm_wrap(x + 1, p.nx), lbm_wrap(y - 1, p.ny), y,
                                              lbm_wrap(y + 1, p.ny), lbm_wrap(z - 1, p.nz), z,
-                                             lbm_wrap(z + 1, p.nz), p.has_force);
+                                             lbm_wrap(z + 1, p.nz), p.has_force, lbm_cell_tau(p, x, n));
         } else {
             const long long S = p.plane_stride;
             float f[19];

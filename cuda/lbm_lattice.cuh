@@ -174,6 +174,10 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, pool_weight)    /* their weights */                                      \
     X(float*, pool_residual)        /* [4 k] each slot's residuals (lbm_wall_pool.cuh) */   \
     X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
+    X(float*, sgs_moments)          /* [4 n] each cell's density and velocity at its last    \
+                                       collision, for the gradient's subgrid models         \
+                                       (lbm_subgrid.cuh) */                                 \
+    X(float*, tau_eddy)             /* [n] each cell's eddy relaxation time 3 nu_t (ditto) */ \
     X(const long long*, freeslip_dst) /* [m] populations (q S + cell) of the free-slip walls \
                                        filled before each step from freeslip_src            \
                                        (lbm_fill_freeslip) */                               \
@@ -203,6 +207,8 @@ __constant__ int LBM_LINK_OF[27] = {
     X(int, wall_sample)             /* the wall model reads the velocity this many cells out */ \
     X(int, wall_body_rule)          /* LBM_WALL_BODY_FACES or LBM_WALL_BODY_SURFACE */      \
     X(float, nu_lattice)            /* molecular kinematic viscosity, for the wall model */  \
+    X(int, subgrid)                 /* LBM_SUBGRID_SMAGORINSKY, _WALE or _VREMAN */          \
+    X(float, subgrid_c)             /* WALE's C_w^2 or Vreman's c (lbm_subgrid.cuh) */       \
     X(float, cs2_smag)              /* Smagorinsky constant squared; 0: no subgrid model */  \
     X(float, inlet_relax)           /* rate the inlet density follows its neighbour's */     \
     X(float, gx)                    /* body acceleration */                                  \

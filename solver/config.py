@@ -30,6 +30,7 @@ INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
 STORAGES = ("fp32", "fp16s", "fp16c")
 STREAMINGS = ("ab", "aa")
+SUBGRIDS = ("smagorinsky", "wale", "vreman")
 WALL_MODELS = ("none", "loglaw")
 WALL_BODY_RULES = ("faces", "surface")
 AXES = ("x", "y", "z")
@@ -96,6 +97,9 @@ class ResolutionConfig:
     cells_per_length: int = 20  # cells across the reference length [-]
     u_lattice: float | None = None  # lattice speed of U [-]; default: largest <= 0.1 with tau <= 1
     smagorinsky_cs: float = 0.0  # Smagorinsky constant [-]; 0 disables the subgrid model
+    # smagorinsky | wale | vreman: the subgrid model; wale and vreman (from the velocity
+    # gradient, vanishing at walls; solver/subgrid.py) take their strength from smagorinsky_cs
+    subgrid: str = "smagorinsky"
     collision: str | None = (
         None  # bgk | entropic; default: entropic with the subgrid model, else bgk
     )
@@ -449,6 +453,19 @@ def validate(case: CaseConfig) -> None:
         _require(r.collision in COLLISIONS, "resolution.collision", f"must be one of {COLLISIONS}")
     _require(r.storage in STORAGES, "resolution.storage", f"must be one of {STORAGES}")
     _require(r.streaming in STREAMINGS, "resolution.streaming", f"must be one of {STREAMINGS}")
+    _require(r.subgrid in SUBGRIDS, "resolution.subgrid", f"must be one of {SUBGRIDS}")
+    if r.subgrid != "smagorinsky":
+        _require(
+            r.smagorinsky_cs > 0,
+            "resolution.subgrid",
+            f"{r.subgrid} takes its strength from resolution.smagorinsky_cs: set it (e.g. 0.16)",
+        )
+        _require(
+            r.streaming == "ab" and not case.refinement.levels,
+            "resolution.subgrid",
+            f"{r.subgrid} reads the last step's velocities on one two-buffer grid: set "
+            "resolution.streaming=ab and no refinement.levels, or resolution.subgrid=smagorinsky",
+        )
     if case.walls.model is not None:
         _require(case.walls.model in WALL_MODELS, "walls.model", f"must be one of {WALL_MODELS}")
     _require(

@@ -66,7 +66,8 @@ def _read_collisions(header: Path) -> dict[str, int]:
 COLLISIONS = _read_collisions(CUDA_DIR / "lbm_collision.cuh")
 
 
-def _read_wall_defines(header: Path, prefix: str) -> dict[str, int]:
+def read_defines(header: Path, prefix: str) -> dict[str, int]:
+    """The integer #defines named prefix + NAME in a header, by name.lower()."""
     text = header.read_text()
     return {
         m[1].lower(): int(m[2])
@@ -75,15 +76,15 @@ def _read_wall_defines(header: Path, prefix: str) -> dict[str, int]:
 
 
 #: Wall models by their case-key name ("none", "loglaw"), valued as in the kernels.
-WALL_MODELS = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_")
+WALL_MODELS = read_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_")
 
 #: The wall model's rules for the body by their case-key name ("faces", "surface").
-WALL_BODY_RULES = _read_wall_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_BODY_")
+WALL_BODY_RULES = read_defines(CUDA_DIR / "lbm_wall_model.cuh", "LBM_WALL_BODY_")
 
 
 #: The layouts a population buffer may have ("pull", "swapped", "pushed"; solver/streaming.py),
 #: valued as LBM_LAYOUT_* in the kernels.
-LAYOUTS = _read_wall_defines(CUDA_DIR / "lbm_boundaries.cuh", "LBM_LAYOUT_")
+LAYOUTS = read_defines(CUDA_DIR / "lbm_boundaries.cuh", "LBM_LAYOUT_")
 
 
 def plane_stride(n_cells: int, itemsize: int = 4) -> int:

@@ -23,6 +23,7 @@ from pathlib import Path
 from solver import lattice
 from solver.backends.base import POPULATION_STORAGES
 from solver.errors import ConfigError
+from solver.subgrid import GRADIENT_MODEL_BYTES_PER_CELL
 
 #: Bytes per cell of the two population buffers, by resolution.storage.
 POPULATION_BYTES_PER_CELL = {
@@ -71,17 +72,20 @@ def check_memory(
     device_free_bytes: float | None,
     storage: str = "fp32",
     streaming: str = "ab",
+    subgrid: str = "smagorinsky",
 ) -> None:
     """Refuse, with one line naming resolution.cells_per_length, a grid of n_cells that would not
     fit: device_free_bytes is the GPU's free memory, or None on the CPU backend (one memory);
-    storage and streaming are resolution.storage and resolution.streaming."""
+    storage, streaming and subgrid are resolution.storage, .streaming and .subgrid."""
     populations = population_bytes_per_cell(storage, streaming)
+    gradient = 0 if subgrid == "smagorinsky" else GRADIENT_MODEL_BYTES_PER_CELL
     host_per_cell = (
         CPU_BYTES_PER_CELL - POPULATION_BYTES_PER_CELL["fp32"] + populations
         if device_free_bytes is None
         else HOST_BYTES_PER_CELL_WITH_GPU
     )
-    device_per_cell = DEVICE_OTHER_BYTES_PER_CELL + populations
+    host_per_cell += gradient if device_free_bytes is None else 0
+    device_per_cell = DEVICE_OTHER_BYTES_PER_CELL + populations + gradient
     needs = [
         (
             "memory",

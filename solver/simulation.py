@@ -43,6 +43,7 @@ from solver.streaming import (
     swap_pairs,
     to_canonical,
 )
+from solver.subgrid import SUBGRID_MODELS, model_constant, uses_gradient
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_fill import mark_bulk
@@ -101,6 +102,7 @@ class Simulation:
             backend.free_device_bytes(),
             case.resolution.storage,
             case.resolution.streaming,
+            case.resolution.subgrid,
         )
         self.flags_host = make_flags(
             case, self.grid, self.body.cells(self.grid) if self.body else None
@@ -181,6 +183,9 @@ class Simulation:
         if self.in_place:
             check_in_place_grid(self.flags_host, case.walls.pool_cells)
             general = general_cells(self.flags_host)
+        cs = float(case.resolution.smagorinsky_cs)
+        gradient_model = uses_gradient(case.resolution.subgrid, cs)
+        subgrid_code = SUBGRID_MODELS[case.resolution.subgrid] if gradient_model else 0
         self._param_values = {
             "collision": self.collision,
             "wall_model": lattice.WALL_MODELS[wall_model(case)],
@@ -205,6 +210,8 @@ class Simulation:
             "pool_weight": backend.asarray(pool.weight),
             "pool_residual": backend.zeros((4 * pool.n_slots,), np.float32),
             "n_pool_slots": pool.n_slots,
+            "sgs_moments": backend.zeros((4 * n if gradient_model else 0,), np.float32),
+            "tau_eddy": backend.zeros((n if gradient_model else 0,), np.float32),
             **{
                 key: backend.asarray(v) if isinstance(v, np.ndarray) else v
                 for key, v in wall_fill.items()
@@ -223,7 +230,9 @@ class Simulation:
             "nz": self.grid.nz,
             "interpolated": int(interpolated),
             "has_force": int(any(v != 0.0 for v in self.body_accel_lattice)),
-            "cs2_smag": float(case.resolution.smagorinsky_cs) ** 2,
+            "subgrid": subgrid_code,
+            "subgrid_c": model_constant(case.resolution.subgrid, cs),
+            "cs2_smag": 0.0 if gradient_model else cs**2,
             "inlet_relax": INLET_RELAX_CROSSINGS / (math.sqrt(3.0) * self.grid.nx),
             "gx": self.body_accel_lattice[0],
             "gy": self.body_accel_lattice[1],

@@ -78,6 +78,34 @@ void fields(const lbm_pop* f, float* moments, const long long n_cells, const lon
     for (long long n = 0; n < n_cells; ++n) lbm_moments_cell<kCollision>(f, moments, n_cells, plane_stride, n);
 }
 
+// Every cell's moments into p.sgs_moments, then each cell's tau_eddy from its neighbours',
+// the rows' inner cells in vector loops.
+template <int kCollision, int kModel>
+void subgrid(const lbm_pop* f, const LbmParams& p) {
+    const long long nx = p.nx, n_rows = (long long)p.ny * p.nz, n_cells = nx * n_rows;
+#pragma omp parallel
+    {
+        const FlushDenormals flush;
+#pragma omp for schedule(static)
+        for (long long n = 0; n < n_cells; ++n) lbm_subgrid_moments_cell<kCollision>(f, p, n_cells, n);
+#pragma omp for schedule(static)
+        for (long long r = 0; r < n_rows; ++r) {
+            const int y = (int)(r % p.ny), z = (int)(r / p.ny);
+            long long d[4];
+            lbm_subgrid_row_offsets(p, y, z, d);
+            const long long row = r * nx;
+            lbm_subgrid_tau_cell<kModel>(p, row, 0, y, z);
+            const float* moments = p.sgs_moments;
+            float* tau_eddy = p.tau_eddy;
+            const float c = p.subgrid_c;
+#pragma omp simd
+            for (long long x = 1; x < nx - 1; ++x)
+                tau_eddy[row + x] = lbm_subgrid_eddy_tau<kModel>(moments, n_cells, c, row + x, -1, 1, d);
+            if (nx > 1) lbm_subgrid_tau_cell<kModel>(p, row + nx - 1, p.nx - 1, y, z);
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" {
@@ -149,6 +177,24 @@ void lbm_wall_pool(lbm_pop* f, const LbmParams* params) {
     for (int k = 0; k < p.n_pool_slots; ++k) lbm_pool_residual(p, k);
 #pragma omp parallel for schedule(static)
     for (int k = 0; k < p.n_pool_slots; ++k) lbm_pool_apply(f, p, k);
+}
+
+// The gradient subgrid models' eddy relaxation times (../lbm_subgrid.cuh) from the stored
+// populations f, before the step that reads f (lbm_subgrid).
+void lbm_subgrid(const lbm_pop* f, const LbmParams* params) {
+    const LbmParams& p = *params;
+    const bool entropic = p.collision == LBM_COLLISION_ENTROPIC;
+    if (p.subgrid == LBM_SUBGRID_WALE) {
+        if (entropic)
+            subgrid<LBM_COLLISION_ENTROPIC, LBM_SUBGRID_WALE>(f, p);
+        else
+            subgrid<LBM_COLLISION_BGK, LBM_SUBGRID_WALE>(f, p);
+    } else {
+        if (entropic)
+            subgrid<LBM_COLLISION_ENTROPIC, LBM_SUBGRID_VREMAN>(f, p);
+        else
+            subgrid<LBM_COLLISION_BGK, LBM_SUBGRID_VREMAN>(f, p);
+    }
 }
 
 void lbm_params_layout(long long* out) { lbm_params_layout_into(out); }

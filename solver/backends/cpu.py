@@ -73,6 +73,7 @@ class CpuBackend(Backend):
         lib.lbm_step.argtypes = [_P, _P, _P]
         lib.lbm_step_in_place.argtypes = [_P, _P, _I]
         lib.lbm_wall_pool.argtypes = [_P, _P]
+        lib.lbm_subgrid.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_stream_copy.argtypes = [_P, _P, _LL]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
@@ -85,6 +86,7 @@ class CpuBackend(Backend):
             lib.lbm_step,
             lib.lbm_step_in_place,
             lib.lbm_wall_pool,
+            lib.lbm_subgrid,
             lib.lbm_init,
             lib.lbm_fields,
             lib.lbm_params_layout,
@@ -129,6 +131,8 @@ class CpuBackend(Backend):
         self, f_src: np.ndarray, f_dst: np.ndarray, params: KernelParams, force: np.ndarray
     ) -> None:
         lib = self._for(f_src)
+        if params["subgrid"]:  # WALE's or Vreman's eddy viscosity (cuda/lbm_subgrid.cuh)
+            lib.lbm_subgrid(_ptr(f_src), _ptr(params.record))
         lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         if params["n_pool_slots"]:  # the surface rule's pooling (cuda/lbm_wall_pool.cuh)
             lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))

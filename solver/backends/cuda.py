@@ -142,6 +142,11 @@ class CudaBackend(Backend):
                 (f_src, params.record, np.int32(LAYOUT_PULL)),
             )
         grid = ((params["nx"] + STEP_THREADS_X - 1) // STEP_THREADS_X, params["ny"], params["nz"])
+        if params["subgrid"]:  # WALE's or Vreman's eddy viscosity (cuda/lbm_subgrid.cuh)
+            n_cells = params["nx"] * params["ny"] * params["nz"]
+            moments = self._function("lbm_subgrid_moments", f_src)
+            moments(self._blocks(n_cells), (THREADS_PER_BLOCK,), (f_src, params.record))
+            self._function("lbm_subgrid_taus", f_src)(grid, (STEP_THREADS_X,), (params.record,))
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
         n_pool = int(params["n_pool_slots"])
