@@ -101,6 +101,7 @@ def summary(
         "storage": case.resolution.storage,
         "streaming": case.resolution.streaming,
         "smagorinsky_cs": case.resolution.smagorinsky_cs,
+        "subgrid": case.resolution.subgrid if case.resolution.smagorinsky_cs > 0 else None,
         "wall_model": wall_model(case),
         "bounce_back": case.body.bounce_back,
         "min_gap_cells": case.resolution.min_gap_cells,

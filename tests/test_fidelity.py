@@ -103,7 +103,7 @@ def test_summary_states_the_fidelity(tmp_path, caplog):
         "min_gap_cells",
     ):
         assert key in summary
-    assert summary["storage"] == "fp32"
+    assert summary["storage"] == "fp32" and summary["subgrid"] == "smagorinsky"
     text = caplog.text
     assert "fidelity: narrowest gap" in text and "min_gap_cells = 0 is below the default" in text
 
