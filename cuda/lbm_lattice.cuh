@@ -174,9 +174,9 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, pool_weight)    /* their weights */                                      \
     X(float*, pool_residual)        /* [4 k] each slot's residuals (lbm_wall_pool.cuh) */   \
     X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
-    X(float*, sgs_moments)          /* [4 n] each cell's density and velocity at its last    \
-                                       collision, for the gradient's subgrid models         \
-                                       (lbm_subgrid.cuh) */                                 \
+    X(float*, sgs_moments)          /* [4 n] whether each cell flows (1 or 0), and its       \
+                                       velocity at its last collision, for the gradient's   \
+                                       subgrid models (lbm_subgrid.cuh) */                  \
     X(float*, tau_eddy)             /* [n] each cell's eddy relaxation time 3 nu_t (ditto) */ \
     X(const long long*, freeslip_dst) /* [m] populations (q S + cell) of the free-slip walls \
                                        filled before each step from freeslip_src            \
