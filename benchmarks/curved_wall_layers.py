@@ -5,14 +5,18 @@ free-slip side walls 8 diameters apart, the LES treatment of the vehicle cases),
 the last 1,000 averaged, for each body rule of the wall model (walls.body_rule).
 
     python benchmarks/curved_wall_layers.py [--cells 40] [--rules faces surface] [--out DIR]
-        [key=value ...]
+        [--first-layer] [key=value ...]
 
 Over the front of the cylinder the flow is attached and, at this Reynolds number, the boundary
 layer is far thinner than a cell (about 0.1 mm at 45 degrees against 2.5 mm cells at 40 per
 diameter), so every fluid cell there should keep the free stream's total pressure,
 Cp_t = Cp + |u|^2 / U^2 = 1. The table gives the mean Cp_t of the time-averaged fields by distance
 from the surface (in cells) and by angle from the front stagnation point, and ends with one JSON
-line. docs/validation.md, "Why the Ahmed body's forebody drags", reads it.
+line. With --first-layer it also takes the first layer's cells between 20 and 60 degrees (upper
+half) one by one: by distance from the surface and by how many of the cell's four face
+neighbours in the slab's plane are body (two: a concave corner of the staircase), their speed
+over that 2.5 cells further out along the same radius, and their Cp_t. docs/validation.md,
+"Why the Ahmed body's forebody drags", reads it.
 """
 
 from __future__ import annotations
@@ -88,6 +92,66 @@ def layer_table(out: Path) -> tuple[dict, float]:
     return table, cd
 
 
+def first_layer_cells(out: Path) -> list[dict]:
+    """The first layer's fluid cells between 20 and 60 degrees from the front, upper half: each
+    cell's distance from the surface (cells), its body face and diagonal neighbours in the slab's
+    plane, its speed over the speed 2.5 cells further out along its radius, and its Cp_t."""
+    grid = pv.read(out / "fields.vti")
+    nx, ny, nz = grid.dimensions
+    data = grid.point_data
+    velocity = np.asarray(data["velocity_mean"]).reshape(nz, ny, nx, 3)[0]
+    speed = np.linalg.norm(velocity, axis=-1)
+    cp_total = np.asarray(data["Cp_mean"]).reshape(nz, ny, nx)[0] + speed**2
+    solid = np.asarray(data["solid"]).reshape(nz, ny, nx)[0] > 0.5
+    (ox, oy, _), dx = grid.origin, grid.spacing[0]
+    x, y = np.meshgrid(ox + np.arange(nx) * dx, oy + np.arange(ny) * dx)
+    radius = np.hypot(x - CENTRE_M[0], y - CENTRE_M[1])
+    cells_out = (radius - DIAMETER_M / 2) / dx
+    angle = np.degrees(np.arctan2(np.abs(y - CENTRE_M[1]), CENTRE_M[0] - x))
+
+    def body_neighbours(offsets):
+        return sum(np.roll(solid, (a, b), axis=(0, 1)).astype(int) for a, b in offsets)
+
+    faces = body_neighbours(((1, 0), (-1, 0), (0, 1), (0, -1)))
+    diagonals = body_neighbours(((1, 1), (1, -1), (-1, 1), (-1, -1)))
+    chosen = (~solid) & (cells_out >= 0) & (cells_out < 1) & (angle >= 20) & (angle < 60)
+    chosen &= y > CENTRE_M[1]
+    rows = []
+    for j, i in zip(*np.nonzero(chosen), strict=True):
+        theta = np.arctan2(y[j, i] - CENTRE_M[1], x[j, i] - CENTRE_M[0])
+        r_ref = radius[j, i] + 2.5 * dx
+        i_ref = int(round((CENTRE_M[0] + r_ref * np.cos(theta) - ox) / dx))
+        j_ref = int(round((CENTRE_M[1] + r_ref * np.sin(theta) - oy) / dx))
+        rows.append(
+            {
+                "angle_deg": round(float(angle[j, i]), 1),
+                "cells_out": round(float(cells_out[j, i]), 2),
+                "body_faces": int(faces[j, i]),
+                "body_diagonals": int(diagonals[j, i]),
+                "speed_ratio": round(float(speed[j, i] / speed[j_ref, i_ref]), 3),
+                "cp_total": round(float(cp_total[j, i]), 3),
+            }
+        )
+    return sorted(rows, key=lambda r: r["angle_deg"])
+
+
+def print_first_layer(rows: list[dict]) -> None:
+    """Means of the first layer's cells by distance band and by body face neighbours."""
+    print("first layer, 20-60 deg: cells by distance from the surface and by body faces")
+    print("group                n   speed / 2.5 cells out   Cp_t")
+    groups = [
+        (f"{lo:.2f}-{hi:.2f} cells out", lambda r, lo=lo, hi=hi: lo <= r["cells_out"] < hi)
+        for lo, hi in ((0.0, 0.33), (0.33, 0.66), (0.66, 1.0))
+    ] + [(f"{k} body faces", lambda r, k=k: r["body_faces"] == k) for k in (0, 1, 2)]
+    for name, test in groups:
+        members = [r for r in rows if test(r)]
+        if members:
+            print(
+                f"{name:18s} {len(members):3d}   {np.mean([r['speed_ratio'] for r in members]):.3f}"
+                f"                  {np.mean([r['cp_total'] for r in members]):5.2f}"
+            )
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cells", type=int, default=40, help="cells per diameter")
@@ -95,6 +159,9 @@ def main() -> int:
         "--rules", nargs="+", default=["faces", "surface"], help="walls.body_rule values"
     )
     p.add_argument("--out", type=Path, default=ROOT / "results" / "bench_curved_wall_layers")
+    p.add_argument(
+        "--first-layer", action="store_true", help="the first layer's cells one by one (20-60 deg)"
+    )
     args, extra = p.parse_known_args()
     result = {"cells_per_diameter": args.cells, "rules": {}}
     for rule in args.rules:
@@ -113,7 +180,11 @@ def main() -> int:
                 f"{layer}-{layer + 1}     "
                 + " ".join(f"{table[(layer, lo)]:5.2f}" for lo in ANGLES_DEG)
             )
+        rows = first_layer_cells(out) if args.first_layer else []
+        if rows:
+            print_first_layer(rows)
         result["rules"][rule] = {
+            **({"first_layer_cells": rows} if rows else {}),
             "cd": round(cd, 4),
             "first_layer_cp_total": {
                 f"{lo}-{lo + 15}": round(table[(0, lo)], 3) for lo in ANGLES_DEG
