@@ -109,8 +109,8 @@ __device__ __forceinline__ void lbm_source_flags(const LbmParams& p, const int x
 // The pull of a fluid cell next to a wall or with special neighbours: every link checks its
 // source cell, and the links from a wall take its rule, adding the momentum they hand to the body
 // to force. With the wall model on, the wall links then take the model's blend
-// (lbm_wall_model.cuh); returns whether they did, with the tangential force on the body in
-// friction. f receives the populations the collision takes.
+// (lbm_wall_model.cuh); returns whether the law's stress acted on the body through them, with
+// the tangential force on the body in friction. f receives the populations the collision takes.
 template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
 __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict__ f_src,
                                                        const float* __restrict__ q_links,

@@ -150,7 +150,8 @@ __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src
                                                const int group, const float* nrm, const float* u,
                                                const float y_offset, const float area_weight,
                                                const float rho, const unsigned char* nb, float* f,
-                                               unsigned int* taken, float* force, float* shear) {
+                                               unsigned int* taken, float* force, float* shear,
+                                               bool* acted) {
     const float un = u[0] * nrm[0] + u[1] * nrm[1] + u[2] * nrm[2];
     float t[3] = {u[0] - un * nrm[0], u[1] - un * nrm[1], u[2] - un * nrm[2]};
     const float u_t = sqrtf(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
@@ -218,6 +219,7 @@ __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src
     D3Q19_LINKS(LBM_WALL_BLEND)
 #undef LBM_WALL_BLEND
     if (group == LBM_GROUP_BODY) {
+        *acted |= r < 1.0f;
         const float exchanged = r * d_bb + (1.0f - r) * d_sp;  // the fluid's gain along t
         LBM_UNROLL
         for (int k = 0; k < 3; ++k) shear[k] -= exchanged * t[k];
@@ -408,9 +410,13 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
 // the modelled shear force over a slanted surface is that of its true area. Links that reach the
 // wall only diagonally (a convex edge) keep the no-slip rule. With walls.body_rule = surface the
 // body's links take lbm_wall_body's rule instead (wall: the slot's wall geometry, null where the
-// cell reports for no body) and its voxel faces are no groups. Returns false where the cell
-// touches no no-slip or moving wall across a face (and, with the surface rule, reports for no
-// body); else writes to friction the wall shear force its body faces or links hand to the body.
+// cell reports for no body) and its voxel faces are no groups. Returns true where the law's
+// stress acts on the body through this cell: the surface rule took its body links, or one of its
+// body face groups blended in specular reflection (r < 1); friction then holds the wall shear
+// force its body faces or links hand to the body. Returns false elsewhere: where the cell touches
+// no wall across a face, and where no slip alone exchanges less than the law asks on all its body
+// faces (a viscous sublayer the grid resolves, as on a laminar body), so the cell reports its own
+// viscous stress as a cell without the model does (lbm_report_slot).
 // nb: the flags of the cells the links come from, nb[q] that of x - c_q (lbm_pull_boundary_cell
 // reads them once for the pull; the groups below take their neighbours' kinds from them).
 template <int kCollision, int kLayout = LBM_LAYOUT_PULL>
@@ -448,6 +454,7 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
     unsigned int taken = body ? lbm_wall_body<kCollision, kLayout>(f_src, q_links, p, n, x, y, z, wall, rho, u_own,
                                                           nb, f, force, friction)
                               : 0u;
+    bool acted = false;  // the law's stress replaced no slip on one of the body's face groups
     LBM_UNROLL
     for (int k = 0; k < 3; ++k) {
         LBM_UNROLL
@@ -467,8 +474,8 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
                                     u[2] - (moving ? p.wall_uz : 0.0f)};
             const float weight = kind == 3 && a_l1 > 0.0f ? fabsf(area[k]) / a_l1 : 1.0f;
             lbm_wall_group<kLayout>(f_src, q_links, p, n, x, y, z, face, kind == 3 ? LBM_GROUP_BODY : LBM_GROUP_FACE,
-                           nrm, u_rel, y_offset, weight, rho, nb, f, &taken, force, friction);
+                           nrm, u_rel, y_offset, weight, rho, nb, f, &taken, force, friction, &acted);
         }
     }
-    return true;
+    return body || acted;
 }
