@@ -410,12 +410,12 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
 // the modelled shear force over a slanted surface is that of its true area. Links that reach the
 // wall only diagonally (a convex edge) keep the no-slip rule. With walls.body_rule = surface the
 // body's links take lbm_wall_body's rule instead (wall: the slot's wall geometry, null where the
-// cell reports for no body) and its voxel faces are no groups. Returns true where the law's
-// stress acts on the body through this cell: the surface rule took its body links, or one of its
-// body face groups blended in specular reflection (r < 1); friction then holds the wall shear
-// force its body faces or links hand to the body. Returns false elsewhere: where the cell touches
-// no wall across a face, and where no slip alone exchanges less than the law asks on all its body
-// faces (a viscous sublayer the grid resolves, as on a laminar body), so the cell reports its own
+// cell reports for no body) and its voxel faces are no groups. Returns true under the surface
+// rule, and under the face rule where one of the cell's body face groups blended in specular
+// reflection (r < 1: the law's stress acted); friction then holds the wall shear force its body
+// faces or links hand to the body. Under the face rule it returns false where the cell touches
+// no wall across a face, and where no slip alone exchanges less than the law asks on every body
+// face (a viscous sublayer the grid resolves, as on a laminar body), so the cell reports its own
 // viscous stress as a cell without the model does (lbm_report_slot).
 // nb: the flags of the cells the links come from, nb[q] that of x - c_q (lbm_pull_boundary_cell
 // reads them once for the pull; the groups below take their neighbours' kinds from them).
@@ -477,5 +477,5 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
                            nrm, u_rel, y_offset, weight, rho, nb, f, &taken, force, friction, &acted);
         }
     }
-    return body || acted;
+    return surface || acted;
 }
