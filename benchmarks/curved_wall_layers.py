@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -66,30 +67,62 @@ def overrides(cells: int, rule: str) -> list[str]:
     ]
 
 
-def layer_table(out: Path) -> tuple[dict, float]:
-    """Mean Cp_t of the fluid cells by (cells from the surface, angle bin), and the run's Cd."""
+@dataclass(frozen=True)
+class SlabFields:
+    """The slab's time-averaged fields in its plane [y, x]: velocity over U, Cp_t, the solid
+    cells, each cell's distance from the surface (cells), radius (m) and angle from the front
+    (degrees), and the cell centres (m)."""
+
+    velocity: np.ndarray
+    cp_total: np.ndarray
+    solid: np.ndarray
+    cells_out: np.ndarray
+    radius: np.ndarray
+    angle_deg: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    origin: tuple[float, float]
+    dx: float
+
+
+def slab_fields(out: Path) -> SlabFields:
+    """Read a run's fields.vti (the free stream is 1 m/s, so velocity in m/s is over U)."""
     grid = pv.read(out / "fields.vti")
     nx, ny, nz = grid.dimensions
     data = grid.point_data
-    speed = 1.0
-    velocity = np.asarray(data["velocity_mean"]).reshape(nz, ny, nx, 3)[0] / speed
+    velocity = np.asarray(data["velocity_mean"]).reshape(nz, ny, nx, 3)[0]
     cp_total = np.asarray(data["Cp_mean"]).reshape(nz, ny, nx)[0] + np.sum(velocity**2, axis=-1)
-    solid = np.asarray(data["solid"]).reshape(nz, ny, nx)[0] > 0.5
     (ox, oy, _), dx = grid.origin, grid.spacing[0]
     x, y = np.meshgrid(ox + np.arange(nx) * dx, oy + np.arange(ny) * dx)
-    angle = np.degrees(np.arctan2(np.abs(y - CENTRE_M[1]), CENTRE_M[0] - x))
-    cells_out = (np.hypot(x - CENTRE_M[0], y - CENTRE_M[1]) - DIAMETER_M / 2) / dx
+    radius = np.hypot(x - CENTRE_M[0], y - CENTRE_M[1])
+    return SlabFields(
+        velocity=velocity,
+        cp_total=cp_total,
+        solid=np.asarray(data["solid"]).reshape(nz, ny, nx)[0] > 0.5,
+        cells_out=(radius - DIAMETER_M / 2) / dx,
+        radius=radius,
+        angle_deg=np.degrees(np.arctan2(np.abs(y - CENTRE_M[1]), CENTRE_M[0] - x)),
+        x=x,
+        y=y,
+        origin=(ox, oy),
+        dx=dx,
+    )
+
+
+def layer_table(out: Path) -> tuple[dict, float]:
+    """Mean Cp_t of the fluid cells by (cells from the surface, angle bin), and the run's Cd."""
+    f = slab_fields(out)
     table = {}
     for layer in LAYERS_CELLS:
         for lo in ANGLES_DEG:
             cells = (
-                ~solid
-                & (angle >= lo)
-                & (angle < lo + 15)
-                & (cells_out >= layer)
-                & (cells_out < layer + 1)
+                ~f.solid
+                & (f.angle_deg >= lo)
+                & (f.angle_deg < lo + 15)
+                & (f.cells_out >= layer)
+                & (f.cells_out < layer + 1)
             )
-            table[(layer, lo)] = float(cp_total[cells].mean()) if cells.any() else float("nan")
+            table[(layer, lo)] = float(f.cp_total[cells].mean()) if cells.any() else float("nan")
     cd = json.loads((out / "summary.json").read_text())["cd"]
     return table, cd
 
@@ -99,18 +132,10 @@ def first_layer_cells(out: Path) -> list[dict]:
     cell's distance from the surface (cells), its body face neighbours in the slab's plane, its
     speed over that of the cell nearest the point 2.5 cells further out along its radius, divided
     by the same ratio in the potential flow round the cylinder, and its Cp_t."""
-    grid = pv.read(out / "fields.vti")
-    nx, ny, nz = grid.dimensions
-    data = grid.point_data
-    velocity = np.asarray(data["velocity_mean"]).reshape(nz, ny, nx, 3)[0]
-    speed = np.linalg.norm(velocity, axis=-1)
-    cp_total = np.asarray(data["Cp_mean"]).reshape(nz, ny, nx)[0] + speed**2
-    solid = np.asarray(data["solid"]).reshape(nz, ny, nx)[0] > 0.5
-    (ox, oy, _), dx = grid.origin, grid.spacing[0]
-    x, y = np.meshgrid(ox + np.arange(nx) * dx, oy + np.arange(ny) * dx)
-    radius = np.hypot(x - CENTRE_M[0], y - CENTRE_M[1])
-    cells_out = (radius - DIAMETER_M / 2) / dx
-    angle = np.degrees(np.arctan2(np.abs(y - CENTRE_M[1]), CENTRE_M[0] - x))
+    f = slab_fields(out)
+    speed = np.linalg.norm(f.velocity, axis=-1)
+    solid, radius, x, y, dx = f.solid, f.radius, f.x, f.y, f.dx
+    ox, oy = f.origin
 
     def body_neighbours(offsets):
         return sum(np.roll(solid, (a, b), axis=(0, 1)).astype(int) for a, b in offsets)
@@ -118,7 +143,8 @@ def first_layer_cells(out: Path) -> list[dict]:
     faces = body_neighbours(((1, 0), (-1, 0), (0, 1), (0, -1)))
     # the potential flow's speed over U: (1 + R^2 / r^2) |sin(theta)| on the surface's normals
     potential = (1.0 + (DIAMETER_M / 2) ** 2 / radius**2) * np.abs(y - CENTRE_M[1]) / radius
-    chosen = (~solid) & (cells_out >= 0) & (cells_out < 1) & (angle >= 20) & (angle < 60)
+    chosen = (~solid) & (f.cells_out >= 0) & (f.cells_out < 1)
+    chosen &= (f.angle_deg >= 20) & (f.angle_deg < 60)
     rows = []
     for j, i in zip(*np.nonzero(chosen), strict=True):
         theta = np.arctan2(y[j, i] - CENTRE_M[1], x[j, i] - CENTRE_M[0])
@@ -127,8 +153,8 @@ def first_layer_cells(out: Path) -> list[dict]:
         j_ref = int(round((CENTRE_M[1] + r_ref * np.sin(theta) - oy) / dx))
         rows.append(
             {
-                "angle_deg": round(float(angle[j, i]), 1),
-                "cells_out": round(float(cells_out[j, i]), 2),
+                "angle_deg": round(float(f.angle_deg[j, i]), 1),
+                "cells_out": round(float(f.cells_out[j, i]), 2),
                 "body_faces": int(faces[j, i]),
                 "speed_ratio": round(
                     float(
@@ -138,7 +164,7 @@ def first_layer_cells(out: Path) -> list[dict]:
                     ),
                     3,
                 ),
-                "cp_total": round(float(cp_total[j, i]), 3),
+                "cp_total": round(float(f.cp_total[j, i]), 3),
             }
         )
     return sorted(rows, key=lambda r: r["angle_deg"])
