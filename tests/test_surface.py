@@ -47,17 +47,37 @@ def test_thin_plate_pressure_drag_matches_momentum_exchange(cpu):
     assert surface.cp_vertices.max() == pytest.approx(1.0, abs=0.15)  # stagnation on the front face
 
 
-def test_stokes_sphere_force_split(cpu):
+STOKES_TREATMENTS = {
+    "bgk": {},
+    "les_loglaw": {
+        "resolution": {"collision": "entropic", "smagorinsky_cs": 0.16},
+        "walls": {"model": "loglaw"},
+    },
+}
+
+
+@pytest.mark.parametrize("treatment", sorted(STOKES_TREATMENTS))
+def test_stokes_sphere_force_split(cpu, treatment):
     """Stokes flow past a sphere: a third of the drag is pressure, two thirds friction (Stokes
     1851). Radius 8 cells in a periodic 48^3 box (tau = 1, interpolated bounce-back, Re ~ 0.1),
     driven by a body force: pressure and friction integrated over an icosphere each within 0.03
-    of 1/3 and 2/3 of the momentum-exchange drag, and their sum within 5% of it."""
+    of 1/3 and 2/3 of the momentum-exchange drag, and their sum within 5% of it.
+
+    With the vehicle cases' LES treatment (entropic collision, C_s 0.16, the wall model on) the
+    pressure is the same and pressure + friction is 0.82 of the exchange (2-vCPU AMD EPYC,
+    AVX2): cells where no slip alone gives less than the law asks report their own viscous
+    stress. The 0.18 missing lies in the cells where the law acts (it reads the input 3.5 cells
+    out and asks less than this resolved flow's wall stress, so those cells slip), whose face
+    groups report only their exchange along the input's direction (docs/validation.md, "Where
+    the wall model does not act"). Before 1885440, when every cell reported that way, the sum
+    was 0.46, friction 0.15."""
     import math
 
     from shapes.solids import icosphere
     from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL
 
     L, R = 48, 8
+    extra = STOKES_TREATMENTS[treatment]
     periodic = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
     case = make_case(
         name="stokes_split",
@@ -69,7 +89,8 @@ def test_stokes_sphere_force_split(cpu):
         },
         domain={"size_m": [L, L, L], "boundaries": periodic},
         body={"shape": "sphere", "center_m": [L / 2] * 3, "radius_m": R},
-        resolution={"cells_per_length": 2 * R, "u_lattice": 1e-3},
+        resolution={"cells_per_length": 2 * R, "u_lattice": 1e-3, **extra.get("resolution", {})},
+        walls=extra.get("walls", {}),
     )
     sim = Simulation(case, cpu)
     sphere = icosphere(R, (L / 2, L / 2, L / 2), subdivisions=5)
@@ -79,10 +100,12 @@ def test_stokes_sphere_force_split(cpu):
     total = force[FORCE_TOTAL, 0]
     pressure, friction = force[FORCE_PRESSURE, 0] / total, force[FORCE_FRICTION, 0] / total
     print(
-        f"measured: Stokes sphere, pressure {pressure:.4f} and friction {friction:.4f} of the drag "
-        f"(1/3, 2/3), sum {pressure + friction:.4f}"
+        f"measured: Stokes sphere ({treatment}), pressure {pressure:.4f} and friction "
+        f"{friction:.4f} of the drag (1/3, 2/3), sum {pressure + friction:.4f}"
     )
-    assert math.isclose(pressure, 1 / 3, abs_tol=0.03) and math.isclose(
-        friction, 2 / 3, abs_tol=0.03
-    )
-    assert pressure + friction == pytest.approx(1.0, abs=0.05)
+    assert math.isclose(pressure, 1 / 3, abs_tol=0.03)
+    if treatment == "bgk":
+        assert math.isclose(friction, 2 / 3, abs_tol=0.03)
+        assert pressure + friction == pytest.approx(1.0, abs=0.05)
+    else:
+        assert 0.78 < pressure + friction < 1.05
