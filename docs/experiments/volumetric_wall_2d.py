@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from dataclasses import dataclass
 
@@ -109,6 +110,9 @@ def cell_overlaps(poly: list[np.ndarray]) -> list[tuple[int, int, float]]:
 
 @dataclass
 class Cylinder:
+    """A cylinder of `radius` cells about `centre` in a periodic nx x ny box, as a polygon of
+    `segments` sides inscribed in the circle (the volumetric rule's surface elements)."""
+
     nx: int
     ny: int
     centre: np.ndarray
@@ -478,7 +482,21 @@ def main() -> None:
         help="instead: no-slip Stokes arrays in a periodic box of BOX cells",
     )
     args = ap.parse_args()
-    if args.stokes:
+    problem = (
+        "--radius must be at least 2 cells"
+        if args.radius < 2
+        else "--tau must exceed 0.5"
+        if args.tau <= 0.5
+        else "--average must be between 1 and --steps"
+        if not 0 < args.average <= args.steps
+        else "--stokes BOX must be at least 16 cells"
+        if args.stokes is not None and args.stokes < 16
+        else ""
+    )
+    if problem:
+        print(f"volumetric_wall_2d: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+    if args.stokes is not None:
         rows = [
             stokes_array(rule, phi, args.stokes, args.steps)
             for phi in sorted(SANGANI_ACRIVOS)
