@@ -28,8 +28,8 @@ lint: $(STAMP)  ## ruff's lint rules and formatting (pyproject.toml's [tool.ruff
 	$(PY) -m ruff format --check .
 	$(PY) -m pylint --score=n $(PYLINT_PATHS)
 
-test: lint  ## the lint step, then the test suite (without the slow physics checks)
-	$(PY) -m pytest -q
+test: lint  ## the lint step, then the test suite (without the slow physics checks), one worker per core
+	$(PY) -m pytest -q -n auto --dist worksteal
 
 test-slow: $(STAMP)  ## the long physics checks
 	$(PY) -m pytest -q -m slow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,6 +12,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+# Under pytest-xdist (`make test`: one worker per core) each worker steps the CPU kernels on one
+# OpenMP thread, so the workers do not contend for the cores (set before the library loads).
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 PERIODIC = {f"{a}_{s}": "periodic" for a in "xyz" for s in ("min", "max")}
 
