@@ -57,7 +57,7 @@ from shapes.turned_slabs import (  # noqa: E402
 from solver import lattice  # noqa: E402
 from solver.backends import select_backend  # noqa: E402
 from solver.cli_logging import configure_logging  # noqa: E402
-from solver.config import load_case  # noqa: E402
+from solver.config import CaseConfig, load_case  # noqa: E402
 from solver.errors import CheckpointError  # noqa: E402
 from solver.law_of_the_wall import KAPPA, B  # noqa: E402
 from solver.run import Runner  # noqa: E402
@@ -65,6 +65,29 @@ from solver.simulation import FORCE_FRICTION, FORCE_TOTAL, Simulation  # noqa: E
 
 LEE_MOSER_CF = 5.00e-3
 STEPS_PER_H_OVER_U_TAU = 3200  # dt = u_lattice dx / U = 0.1 (1/16 m) / 20 m/s
+
+
+def channel_case(a: int, b: int, overrides: list[str]) -> CaseConfig:
+    """channel.yaml's flow between the turned walls A:B (the module docstring), with overrides."""
+    nx, ny, nz = box_cells(a, b)
+    return load_case(
+        ROOT / "cases" / "channel.yaml",
+        [
+            "flow.reynolds_tau=null",
+            "flow.body_accel_m_s2=[1.0,0.0,0.0]",  # u_tau^2 / h, u_tau = 1 m/s
+            f"domain.size_m=[{nx * DX_M},{ny * DX_M},{nz * DX_M}]",
+            "domain.boundaries={x_min: periodic, x_max: periodic, y_min: periodic, "
+            "y_max: periodic, z_min: periodic, z_max: periodic}",
+            "body.shape=mesh",
+            "walls.body_rule=surface",
+            f"run.max_steps={40 * STEPS_PER_H_OVER_U_TAU}",
+            f"run.average_from_step={20 * STEPS_PER_H_OVER_U_TAU}",
+            f"run.average_steps={20 * STEPS_PER_H_OVER_U_TAU}",
+            f"run.checkpoint_every={5 * STEPS_PER_H_OVER_U_TAU}",
+            *overrides,
+        ],
+        schema=CASE_SCHEMA,
+    )
 
 
 def profile(a: int, b: int, u_x: np.ndarray, u_tau: float, nu: float) -> list[dict]:
@@ -196,26 +219,8 @@ def main() -> int:
     if b == 0:
         print(f"turned_channel: --turn {args.turn}: B must be positive (e.g. 1:2)", file=sys.stderr)
         return 2
-    nx, ny, nz = box_cells(a, b)
     out = args.out or ROOT / "results" / f"bench_turned_channel_{a}_{b}"
-    case = load_case(
-        ROOT / "cases" / "channel.yaml",
-        [
-            "flow.reynolds_tau=null",
-            "flow.body_accel_m_s2=[1.0,0.0,0.0]",  # u_tau^2 / h, u_tau = 1 m/s
-            f"domain.size_m=[{nx * DX_M},{ny * DX_M},{nz * DX_M}]",
-            "domain.boundaries={x_min: periodic, x_max: periodic, y_min: periodic, "
-            "y_max: periodic, z_min: periodic, z_max: periodic}",
-            "body.shape=mesh",
-            "walls.body_rule=surface",
-            f"run.max_steps={40 * STEPS_PER_H_OVER_U_TAU}",
-            f"run.average_from_step={20 * STEPS_PER_H_OVER_U_TAU}",
-            f"run.average_steps={20 * STEPS_PER_H_OVER_U_TAU}",
-            f"run.checkpoint_every={5 * STEPS_PER_H_OVER_U_TAU}",
-            *overrides,
-        ],
-        schema=CASE_SCHEMA,
-    )
+    case = channel_case(a, b, overrides)
     backend = select_backend("cpu")
     sim = Simulation(case, backend, wall_slabs(a, b))
     if args.watch:
@@ -264,7 +269,8 @@ def main() -> int:
         "backend": backend.describe(),
     }
     print(
-        f"channel turned {a}:{b} ({report['angle_deg']:.1f} deg), grid {nx} x {ny} x {nz}, "
+        f"channel turned {a}:{b} ({report['angle_deg']:.1f} deg), "
+        f"grid {sim.grid.nx} x {sim.grid.ny} x {sim.grid.nz}, "
         f"Re_tau {report['re_tau']:.0f}: U_b / u_tau {report['u_bulk_over_u_tau']:.2f}, "
         f"Cf {cf:.4e} against Lee & Moser's {LEE_MOSER_CF:.2e} ({100 * report['error']:+.1f}%); "
         f"{result.steps} steps, {result.averaged_steps} averaged, {wall_s:.0f} s"
