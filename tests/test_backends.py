@@ -38,7 +38,7 @@ def tunnel_box(storage: str, subgrid: str = "smagorinsky"):
 def test_cu_compiles_to_ptx_for_sm90(source, tmp_path):
     """Every .cu compiles to PTX for sm_90 with each population storage (LBM_STORAGE 0, 1, 2:
     float32, binary16 scaled, FP16C). The three compilers run at once: nvcc is single-threaded
-    and lbm.cu takes it 65-87 s a storage on a 2-vCPU AMD EPYC (one at a time, 3.6 minutes)."""
+    and lbm.cu takes it 65-87 s a storage on a 2-vCPU AMD EPYC (one at a time, 3.7 minutes)."""
     kernels = re.findall(r'extern "C" __global__ void (\w+)', source.read_text())
     assert kernels
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -27,7 +28,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from turned_channel import channel_case  # noqa: E402
 
+from solver.atomic import write_atomically  # noqa: E402
 from solver.checkpoint import case_hash  # noqa: E402
+from solver.errors import SlipstreamError  # noqa: E402
+
+
+def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+    with open(path, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 def main() -> int:
@@ -48,10 +56,22 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    case = channel_case(int(a_text), int(b_text), overrides)
-    with np.load(state_path) as data:
-        arrays = {k: data[k] for k in data.files}
-    meta = json.loads(bytes(arrays.pop("meta")).decode())
+    try:
+        case = channel_case(int(a_text), int(b_text), overrides)
+    except SlipstreamError as exc:
+        print(f"reopen_checkpoint: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with np.load(state_path) as data:
+            arrays = {k: data[k] for k in data.files}
+        meta = json.loads(bytes(arrays.pop("meta")).decode())
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+        print(
+            f"reopen_checkpoint: checkpoint {state_path} is damaged ({type(exc).__name__}): "
+            "run turned_channel.py again",
+            file=sys.stderr,
+        )
+        return 2
     meta.update(
         case_hash=case_hash(case),
         phase="develop",
@@ -64,8 +84,11 @@ def main() -> int:
         if "_sum" in key:
             arrays[key] = np.zeros_like(arrays[key])
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-    args.dst.mkdir(parents=True, exist_ok=True)
-    np.savez(args.dst / "state.npz", **arrays)
+    try:
+        write_atomically(args.dst / "state.npz", lambda tmp: _write_npz(tmp, arrays))
+    except SlipstreamError as exc:
+        print(f"reopen_checkpoint: {exc}", file=sys.stderr)
+        return 2
     print(f"{state_path} at step {meta['step']} -> {args.dst / 'state.npz'}")
     return 0
 
