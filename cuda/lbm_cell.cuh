@@ -155,6 +155,7 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
     D3Q19_LINKS(LBM_PULL_GENERAL)
 #undef LBM_PULL_GENERAL
     // With the pooling (lbm_wall_pool.cuh) the pool hands each cell's mass gain back over its patch.
+    // The slip rule returns none (docs/validation.md, "The links' exchange pinned to the law").
     if (body_links && p.wall_model == LBM_WALL_LOGLAW && p.wall_body_rule == LBM_WALL_BODY_SURFACE &&
         p.n_pool_slots == 0) {
         const float per_weight = defect / w_body;
@@ -392,7 +393,7 @@ __device__ __forceinline__ void lbm_general_fluid_cell(const lbm_pop* __restrict
     const long long k = p.boundary_index[n];
     const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
     const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
-    const float* wall_geo = k >= 0 ? p.slot_wall + 5 * k : nullptr;
+    const float* wall_geo = k >= 0 ? p.slot_wall + LBM_WALL_FIELDS * k : nullptr;
     float force[3] = {0.0f, 0.0f, 0.0f}, friction[3];
     const bool modelled = lbm_pull_boundary_cell<kCollision, kLayout>(f_src, q_links, a, wall_geo, p, n, k, x, y,
                                                                       z, f, force, friction);

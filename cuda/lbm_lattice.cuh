@@ -141,6 +141,9 @@ __constant__ int LBM_LINK_OF[27] = {
 // case is -0.0f because x + (-0.0f) == x exactly, so compilers drop it from sums.
 #define LBM_CV(c, v) ((c) > 0 ? (v) : ((c) < 0 ? -(v) : -0.0f))
 
+// Floats per slot in slot_wall (solver/wall_geometry.py, WALL_FIELDS).
+#define LBM_WALL_FIELDS 6
+
 // ---- the kernels' calling interface ------------------------------------------------------------
 // Everything one step reads besides the two population buffers, in one struct that both shells
 // pass whole: by value to the GPU kernel, by pointer to the CPU library. This X-list is its only
@@ -161,9 +164,10 @@ __constant__ int LBM_LINK_OF[27] = {
                                        exchange, pressure, viscous (lbm_cell.cuh) */        \
     X(const float*, link_q)         /* [18 k] wall fraction of each slot's links */          \
     X(const float*, slot_area)      /* [3 k] area vector of the body surface at each slot */ \
-    X(const float*, slot_wall)      /* [5 k] the body's wall at each slot for the wall      \
+    X(const float*, slot_wall)      /* [6 k] the body's wall at each slot for the wall      \
                                        model: unit normal into the fluid, distance from the \
-                                       cell centre, area (cells; solver/wall_geometry.py) */ \
+                                       cell centre, area, sharp edge (1) or not (0) (cells; \
+                                       solver/wall_geometry.py) */                          \
     X(const float*, spalding)       /* [4 segments] Spalding's law, u+ by Re_y: the wall    \
                                        model's table (lbm_wall_model.cuh) */                \
     X(const float*, wall_feq)       /* [19] the operator's equilibrium at density 1 and the \
@@ -205,7 +209,7 @@ __constant__ int LBM_LINK_OF[27] = {
     X(int, collision)               /* LBM_COLLISION_BGK or LBM_COLLISION_ENTROPIC */        \
     X(int, wall_model)              /* LBM_WALL_NONE or LBM_WALL_LOGLAW (lbm_wall_model.cuh) */ \
     X(int, wall_sample)             /* the wall model reads the velocity this many cells out */ \
-    X(int, wall_body_rule)          /* LBM_WALL_BODY_FACES or LBM_WALL_BODY_SURFACE */      \
+    X(int, wall_body_rule)          /* LBM_WALL_BODY_FACES, _SURFACE or _SLIP */             \
     X(float, nu_lattice)            /* molecular kinematic viscosity, for the wall model */  \
     X(int, subgrid)                 /* LBM_SUBGRID_SMAGORINSKY, _WALE or _VREMAN */          \
     X(float, subgrid_c)             /* WALE's C_w^2 or Vreman's c (lbm_subgrid.cuh) */       \

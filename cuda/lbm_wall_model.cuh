@@ -36,10 +36,12 @@
 #define LBM_WALL_NONE 0
 #define LBM_WALL_LOGLAW 1
 
-// How the wall model treats the body (walls.body_rule): per voxel face (the groups below) or about
-// the true surface (lbm_wall_body).
+// How the wall model treats the body (walls.body_rule): per voxel face (the groups below), or about
+// the true surface (lbm_wall_body): the no-slip exchange scaled to the law's (surface), or a wall
+// slipping with the cell and the law's stress set through the slip (slip).
 #define LBM_WALL_BODY_FACES 0
 #define LBM_WALL_BODY_SURFACE 1
+#define LBM_WALL_BODY_SLIP 2
 
 // u+ = |u_t| / u_tau from Spalding's law at Re_y = |u_t| y / nu, the root of
 // u+ (u+ + g(u+)) = Re_y with g the bracketed term above times exp(-kappa B), kappa = 0.41,
@@ -226,6 +228,86 @@ __device__ __forceinline__ void lbm_wall_group(const lbm_pop* __restrict__ f_src
     }
 }
 
+// The body's links see a wall moving with the cell's own tangential velocity u_t: each takes the
+// moving-wall term of interpolated bounce-back at u_t, 6 w_q beta_q rho c_q . u_t (Bouzidi et al.
+// 2001). For a flow along the wall the links then bring what a fluid neighbour in the cell's state
+// would, at any angle to the grid. Adds the momentum the term hands the fluid to g (the links'
+// exchange) and its opposite to force (the body's).
+__device__ __forceinline__ void lbm_body_wall_along(const unsigned int links, const float* beta, const float rho,
+                                                    const float* u_own, const float* nrm, float* f, float* g,
+                                                    float* force) {
+    const float on = u_own[0] * nrm[0] + u_own[1] * nrm[1] + u_own[2] * nrm[2];
+    const float ut[3] = {u_own[0] - on * nrm[0], u_own[1] - on * nrm[1], u_own[2] - on * nrm[2]};
+#define LBM_BODY_ALONG(q, cx, cy, cz, w)                                                         \
+    if (links & (1u << q)) {                                                                     \
+        const float df = 6.0f * (w) * beta[q] * rho *                                            \
+                         (LBM_CV(cx, ut[0]) + LBM_CV(cy, ut[1]) + LBM_CV(cz, ut[2]));            \
+        f[q] += df;                                                                              \
+        g[0] += LBM_CV(cx, df);                                                                  \
+        g[1] += LBM_CV(cy, df);                                                                  \
+        g[2] += LBM_CV(cz, df);                                                                  \
+        force[0] -= LBM_CV(cx, df);                                                              \
+        force[1] -= LBM_CV(cy, df);                                                              \
+        force[2] -= LBM_CV(cz, df);                                                              \
+    }
+    D3Q19_LINKS(LBM_BODY_ALONG)
+#undef LBM_BODY_ALONG
+}
+
+// The density the flow has past the wall along the surface, on the body's links (the slip rule).
+// A cell of the staircase whose neighbours on one side are body gets its own density back through
+// those links, where a fluid neighbour would bring the density of the flow further along the
+// surface: it misses the pressure force along the surface on that side, and where the flow
+// accelerates along the wall (a body's front) its first layer falls behind the flow and loses
+// total pressure. Each body link's population takes -w_q c_q . grad_t rho, grad_t rho the density
+// gradient along the surface (n's part removed) from the cell's fluid neighbours on the three grid
+// axes: central where both are fluid, one-sided where one is, zero where neither. The mass comes
+// from the rest population (the cell's mass and the surface's normal force unchanged); the
+// momentum goes to force (the body's opposite).
+template <int kCollision, int kLayout>
+__device__ __forceinline__ void lbm_body_density_along(const lbm_pop* __restrict__ f_src, const LbmParams& p,
+                                                       const int x, const int y, const int z, const float rho,
+                                                       const float* nrm, const unsigned int links, float* f,
+                                                       float* force) {
+    float grad[3];
+    LBM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+        float rho_side[2];
+        bool fluid[2];
+        LBM_UNROLL
+        for (int side = 0; side < 2; ++side) {
+            const int o = side ? 1 : -1;
+            const int sx = x + (a == 0 ? o : 0), sy = y + (a == 1 ? o : 0), sz = z + (a == 2 ? o : 0);
+            const long long s_idx = lbm_index(p, sx, sy, sz);
+            fluid[side] = (p.flags[s_idx] & FLAG_TYPE_MASK) == FLAG_FLUID;
+            rho_side[side] = rho;
+            if (fluid[side]) {
+                float u_side[3];
+                lbm_sample_velocity<kCollision, kLayout>(f_src, p, s_idx, sx, sy, sz, &rho_side[side], u_side);
+            }
+        }
+        grad[a] = (fluid[0] && fluid[1]) ? 0.5f * (rho_side[1] - rho_side[0])
+                  : fluid[1]             ? rho_side[1] - rho
+                  : fluid[0]             ? rho - rho_side[0]
+                                         : 0.0f;
+    }
+    const float g_n = grad[0] * nrm[0] + grad[1] * nrm[1] + grad[2] * nrm[2];
+    const float gt[3] = {grad[0] - g_n * nrm[0], grad[1] - g_n * nrm[1], grad[2] - g_n * nrm[2]};
+    float moved = 0.0f;
+#define LBM_BODY_DENSITY(q, cx, cy, cz, w)                                                       \
+    if (links & (1u << q)) {                                                                     \
+        const float df = -(w) * (LBM_CV(cx, gt[0]) + LBM_CV(cy, gt[1]) + LBM_CV(cz, gt[2]));     \
+        f[q] += df;                                                                              \
+        moved += df;                                                                             \
+        force[0] -= LBM_CV(cx, df);                                                              \
+        force[1] -= LBM_CV(cy, df);                                                              \
+        force[2] -= LBM_CV(cz, df);                                                              \
+    }
+    D3Q19_LINKS(LBM_BODY_DENSITY)
+#undef LBM_BODY_DENSITY
+    f[0] -= moved;
+}
+
 // The body's wall: one rule for all the cell's body links, whatever their directions, about the
 // true surface (docs/solver.md, "Wall model on bodies"). wall: the slot's unit normal n into the
 // fluid and the distance d of the cell centre from the surface (cells; solver/wall_geometry.py
@@ -326,7 +408,16 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
     const float lambda = g_t < target ? 1.0f - target / g_t : (cap > 0.0f ? 0.0f : 1.0f);
     const float g_n = g[0] * nrm[0] + g[1] * nrm[1] + g[2] * nrm[2];
     float d[3];
-    if (p.n_pool_slots == 0) {
+    if (p.wall_body_rule == LBM_WALL_BODY_SLIP) {
+        // The slip rule (docs/solver.md, "The slip rule"): the wall moves with the cell, then the
+        // slip below sets the links' viscous exchange along t to the law's in each cell and step
+        // (raising it as well as lowering it), and lbm_body_density_along gives the links the
+        // density along the surface.
+        lbm_body_wall_along(links, beta, rho, u_own, nrm, f, g, force);
+        const float e_t = g[0] * t[0] + g[1] * t[1] + g[2] * t[2];
+        LBM_UNROLL
+        for (int k = 0; k < 3; ++k) d[k] = (target - e_t) * t[k];
+    } else if (p.n_pool_slots == 0) {
         LBM_UNROLL
         for (int k = 0; k < 3; ++k) d[k] = -lambda * (g[k] - g_n * nrm[k]);
     } else if (lambda > 0.0f) {
@@ -336,24 +427,7 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
         // grid), then the change to the law's stress along t as below. The mass and tangential
         // momentum this moves through each cell's links cancel along the wall only between
         // cells in one state; the pooling hands each cell's back over its patch.
-        const float ut[3] = {u_own[0] - on * nrm[0], u_own[1] - on * nrm[1], u_own[2] - on * nrm[2]};
-        float gc[3] = {0.0f, 0.0f, 0.0f};
-#define LBM_BODY_ALONG(q, cx, cy, cz, w)                                                         \
-    if (links & (1u << q)) {                                                                     \
-        const float df = 6.0f * (w) * beta[q] * rho *                                            \
-                         (LBM_CV(cx, ut[0]) + LBM_CV(cy, ut[1]) + LBM_CV(cz, ut[2]));            \
-        f[q] += df;                                                                              \
-        gc[0] += LBM_CV(cx, df);                                                                 \
-        gc[1] += LBM_CV(cy, df);                                                                 \
-        gc[2] += LBM_CV(cz, df);                                                                 \
-    }
-        D3Q19_LINKS(LBM_BODY_ALONG)
-#undef LBM_BODY_ALONG
-        LBM_UNROLL
-        for (int k = 0; k < 3; ++k) {
-            force[k] -= gc[k];
-            g[k] += gc[k];
-        }
+        lbm_body_wall_along(links, beta, rho, u_own, nrm, f, g, force);
         const float gc_n = g[0] * nrm[0] + g[1] * nrm[1] + g[2] * nrm[2];
         LBM_UNROLL
         for (int k = 0; k < 3; ++k) d[k] = target * t[k] - (g[k] - gc_n * nrm[k]);
@@ -389,6 +463,8 @@ __device__ __forceinline__ unsigned int lbm_wall_body(const lbm_pop* __restrict_
         D3Q19_LINKS(LBM_BODY_MOMENTUM)
 #undef LBM_BODY_MOMENTUM
     }
+    if (p.wall_body_rule == LBM_WALL_BODY_SLIP)
+        lbm_body_density_along<kCollision, kLayout>(f_src, p, x, y, z, rho, nrm, links, f, force);
     float e[3];  // the modelled exchange, the fluid's gain; the body takes the opposite
     LBM_UNROLL
     for (int k = 0; k < 3; ++k) {
@@ -429,7 +505,9 @@ __device__ __forceinline__ bool lbm_wall_function(const lbm_pop* __restrict__ f_
                                                   float* f, float* force, float* friction) {
     // walls.body_rule = surface: the body's links take lbm_wall_body's rule about the true surface,
     // the faces of its voxels no group of their own.
-    const bool surface = p.wall_body_rule == LBM_WALL_BODY_SURFACE && wall;
+    // walls.body_rule = slip: the same, but a cell on a sharp edge (wall[5]) takes the face rule.
+    const bool surface = wall && (p.wall_body_rule == LBM_WALL_BODY_SURFACE ||
+                                  (p.wall_body_rule == LBM_WALL_BODY_SLIP && !(wall[5] > 0.5f)));
     // wall_lo[k] / wall_hi[k]: the face of the cell on the -k / +k side is a wall (1), moving (2)
     // or the body (3); 0 for fluid.
     int wall_lo[3], wall_hi[3];

@@ -26,7 +26,7 @@
 // zero), beside the mass residual the step wrote to pool_residual[4 k + 3].
 __device__ __forceinline__ void lbm_pool_residual(const LbmParams& p, const int k) {
     const float* out = p.cell_force + 9 * k;
-    const float* nrm = p.slot_wall + 5 * k;
+    const float* nrm = p.slot_wall + LBM_WALL_FIELDS * k;
     const float f_n = out[0] * nrm[0] + out[1] * nrm[1] + out[2] * nrm[2];
     LBM_UNROLL
     for (int i = 0; i < 3; ++i) p.pool_residual[4 * k + i] = out[i] - f_n * nrm[i] - out[6 + i];

@@ -32,7 +32,7 @@ STORAGES = ("fp32", "fp16s", "fp16c")
 STREAMINGS = ("ab", "aa")
 SUBGRIDS = ("smagorinsky", "wale", "vreman")
 WALL_MODELS = ("none", "loglaw")
-WALL_BODY_RULES = ("faces", "surface")
+WALL_BODY_RULES = ("faces", "surface", "slip")
 AXES = ("x", "y", "z")
 
 
@@ -120,8 +120,10 @@ class WallsConfig:
     sample_cells: int = (
         4  # the law of the wall reads the velocity of the n-th cell off the wall [cells]
     )
-    # faces | surface: the body's wall per voxel face, or about the true surface
-    # (experimental)
+    # faces | surface | slip: the body's wall per voxel face; about the true surface, the
+    # no-slip exchange scaled to the law's (experimental); or about the true surface, a wall
+    # slipping with each cell, the law's stress set through the slip and the density along the
+    # surface, sharp edges on the face rule (experimental; docs/solver.md, "The slip rule")
     body_rule: str = "faces"
     # surface rule: radius of the patches of wall cells over which the links' tangential exchange
     # beyond the modelled stress is pooled [cells]; 0: none (cuda/lbm_wall_pool.cuh)

@@ -21,6 +21,7 @@ from solver import lattice
 from solver.lattice import HEADER
 from solver.law_of_the_wall import spalding_table
 from solver.wall_fill import freeslip_fill, wall_fill_cells, wall_fill_faces
+from solver.wall_geometry import WALL_FIELDS
 
 _SCALARS = {"int": np.int32, "long long": np.int64, "float": np.float32}
 
@@ -110,7 +111,7 @@ def plain_box_values(
         "cell_force": np.zeros((0, 3, 3), np.float32),
         "link_q": np.zeros((0, 18), np.float32),
         "slot_area": np.zeros((0, 3), np.float32),
-        "slot_wall": np.zeros((0, 5), np.float32),
+        "slot_wall": np.zeros((0, len(WALL_FIELDS)), np.float32),
         "spalding": spalding_table(),
         "wall_feq": np.zeros(19, np.float32),
         "slot_cell": np.zeros(0, np.int64),

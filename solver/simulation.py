@@ -47,7 +47,7 @@ from solver.subgrid import SUBGRID_MODELS, model_constant, uses_gradient
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.wall_fill import mark_bulk
-from solver.wall_geometry import slot_wall_geometry
+from solver.wall_geometry import WALL_FIELDS, slot_wall_geometry
 from solver.wall_pool import wall_pool
 
 log = logging.getLogger(__name__)
@@ -173,8 +173,8 @@ class Simulation:
                 link_q if interpolated else None,
                 periodic_axes(case),
             )
-            if case.walls.body_rule == "surface"
-            else np.zeros((n_slots, 5), np.float32)
+            if case.walls.body_rule != "faces"
+            else np.zeros((n_slots, len(WALL_FIELDS)), np.float32)
         )
         pool = wall_pool(self.slot_host, slot_wall, periodic_axes(case), case.walls.pool_cells)
         wall_fill = wall_fill_params(self.flags_host, self.plane_stride)

@@ -57,7 +57,7 @@ def wall_pool(
     radius_cells: float,
 ) -> WallPool:
     """The patches of radius radius_cells (cells) round each linked slot. slot_host: [z, y, x]
-    slot index of each cell or -1; slot_wall: [n_slots, 5] (wall[:, 4] > 0 marks links into the
+    slot index of each cell or -1; slot_wall: [n_slots, 6] (wall[:, 4] > 0 marks links into the
     body); periodic: bool [3] (x, y, z)."""
     n_slots = len(slot_wall)
     cells_zyx = np.argwhere(slot_host >= 0)

@@ -52,6 +52,7 @@ def test_a_plane_at_any_orientation_has_its_own_normal_distance_and_area():
     assert np.abs(wall[has, 3] - phi[cells[has, 0], cells[has, 1], cells[has, 2]]).max() < 1e-5
     assert np.all(wall[~has] == 0.0)
     assert abs(wall[:, 4].sum() / (2 * np.sqrt(14.0) * n * n) - 1) < 1e-5
+    assert not wall[:, 5].any()  # no sharp edge
 
 
 def test_a_pipe_bore_has_radial_normals_and_its_circumference():
@@ -70,3 +71,23 @@ def test_a_pipe_bore_has_radial_normals_and_its_circumference():
     assert angle.mean() < 2.0 and angle.max() < 6.0  # 1.33 and 5.55 degrees as written
     assert np.abs(wall[has, 3] - (radius - r_cell)).max() < 0.06
     assert abs(wall[:, 4].sum() / (2 * np.pi * radius * 8) - 1) < 0.01
+    assert not wall[:, 5].any()  # curved, but flat over the 27 cells: no sharp edge
+
+
+def test_a_box_has_sharp_edges_along_its_edges_only():
+    """A box of 10.4 x 10.2 x 10.6 cells: no cell over a face's interior (two cells or more from
+    its edges) is marked as a sharp edge, and nearly every cell along an edge, half a cell to a cell
+    from both faces' planes, is (194 of 216 as written; the others have three links, the fit of
+    their 27 cells flat enough)."""
+    n = 28
+    z, y, x = np.meshgrid(np.arange(n), np.arange(n), np.arange(n), indexing="ij")
+    centre, half = np.array([13.7, 13.4, 13.3]), np.array([5.2, 5.1, 5.3])
+    outside = np.abs(np.stack([x, y, z], axis=-1) - centre) - half
+    phi = np.linalg.norm(np.maximum(outside, 0), axis=-1) + np.minimum(outside.max(axis=-1), 0)
+    wall, cells, into = _geometry(phi)
+    has = into.any(axis=1)
+    second_nearest_face = np.sort(np.abs(cells[:, ::-1] - centre) - half, axis=1)[:, 1]
+    interior = has & (second_nearest_face <= -2.0)
+    by_edge = has & (second_nearest_face > -1.0) & (second_nearest_face <= -0.5)
+    assert interior.sum() > 100 and not wall[interior, 5].any()
+    assert wall[by_edge, 5].sum() >= 0.85 * by_edge.sum()

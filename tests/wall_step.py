@@ -20,7 +20,9 @@ from solver.wall_geometry import slot_wall_geometry
 class WallStep:
     force: np.ndarray  # [3, 3]: the body's momentum exchange, pressure and friction in the step
     cell_force: np.ndarray  # [n_slots, 3, 3]: the same per slot
-    wall: np.ndarray  # [n_slots, 5] the wall record (normal, distance, area)
+    wall: np.ndarray  # [n_slots, 6] the wall record (normal, distance, area, edge)
+    cells: np.ndarray  # [n_slots, 3] the slots' cells (z, y, x)
+    into: np.ndarray  # [n_slots, 18] bool: the slots' links into the body
 
 
 def link_fractions(phi: np.ndarray, cells: np.ndarray, into: np.ndarray) -> np.ndarray:
@@ -43,10 +45,12 @@ def wall_step(
     nu: float,
     sample_cells: int = 4,
     collision: str = "entropic",
+    body_rule: str = "surface",
+    density: np.ndarray | None = None,
 ) -> WallStep:
     """phi: signed distance from the surface [z, y, x] in cells, negative in the body, linear along
     each link near the wall; velocity: [3, z, y, x] lattice units, or a 3-vector for a uniform
-    flow."""
+    flow; density: [z, y, x] (default 1); body_rule: walls.body_rule's value."""
     nz, ny, nx = phi.shape
     n = phi.size
     flags = np.zeros(phi.shape, np.uint8)
@@ -61,7 +65,7 @@ def wall_step(
     wall = slot_wall_geometry(flags, slot, q, np.array([True, True, True]))
     stride = lattice.plane_stride(n)
     moments = np.zeros((4, n), np.float32)
-    moments[0] = 1.0
+    moments[0] = 1.0 if density is None else np.asarray(density, np.float32).reshape(-1)
     velocity = np.broadcast_to(np.asarray(velocity, np.float32).reshape(3, -1), (3, n))
     moments[1:] = velocity
     src = np.zeros(19 * stride, np.float32)
@@ -78,14 +82,14 @@ def wall_step(
         interpolated=1,
         wall_model=lattice.WALL_MODELS["loglaw"],
         wall_sample=sample_cells,
-        wall_body_rule=lattice.WALL_BODY_RULES["surface"],
+        wall_body_rule=lattice.WALL_BODY_RULES[body_rule],
         nu_lattice=nu,
     )
     params = pack_params(values, backend.address)
     force = np.zeros((3, 3))
     backend.step(src, dst, params, force)
     cell_force = np.array(params["cell_force"], dtype=np.float64)
-    return WallStep(force, cell_force, wall)
+    return WallStep(force, cell_force, wall, cells, into)
 
 
 def spalding_u_plus(y_plus: np.ndarray) -> np.ndarray:

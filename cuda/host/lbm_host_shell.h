@@ -509,7 +509,7 @@ void pull_into_batch(BoundaryBatch& b, const lbm_pop* __restrict__ f_src, const 
     const long long k = p.boundary_index[n];
     const float* q_links = (p.interpolated && k >= 0) ? p.link_q + 18 * k : nullptr;
     const float* a = k >= 0 ? p.slot_area + 3 * k : nullptr;
-    const float* wall = k >= 0 ? p.slot_wall + 5 * k : nullptr;
+    const float* wall = k >= 0 ? p.slot_wall + LBM_WALL_FIELDS * k : nullptr;
     float f[19];
     b.force[j][0] = b.force[j][1] = b.force[j][2] = 0.0f;
     b.modelled[j] = lbm_pull_boundary_cell<kCollision, kLayout>(f_src, q_links, a, wall, p, n, k, x, y, z, f,
