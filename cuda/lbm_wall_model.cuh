@@ -260,9 +260,11 @@ __device__ __forceinline__ void lbm_body_wall_along(const unsigned int links, co
 // surface: it misses the pressure force along the surface on that side, and where the flow
 // accelerates along the wall (a body's front) its first layer falls behind the flow and loses
 // total pressure. Each body link's population takes -w_q c_q . grad_t rho, grad_t rho the density
-// gradient along the surface (n's part removed) from the cell's fluid neighbours on the three grid
-// axes: central where both are fluid, one-sided where one is, zero where neither. The mass comes
-// from the rest population (the cell's mass and the surface's normal force unchanged); the
+// gradient along the surface (n's part removed) from the fluid cells on the three grid axes through
+// the cell: central where both neighbours are fluid; where one is, one-sided from the two fluid
+// cells beyond it (rho(x + 2e) - rho(x + e)), not from the cell's own density, whose feedback ran
+// the car's cells on its surface away; zero where neither is, or the second is not fluid. The mass
+// comes from the rest population (the cell's mass and the surface's normal force unchanged); the
 // momentum goes to force (the body's opposite).
 template <int kCollision, int kLayout>
 __device__ __forceinline__ void lbm_body_density_along(const lbm_pop* __restrict__ f_src, const LbmParams& p,
@@ -286,10 +288,19 @@ __device__ __forceinline__ void lbm_body_density_along(const lbm_pop* __restrict
                 lbm_sample_velocity<kCollision, kLayout>(f_src, p, s_idx, sx, sy, sz, &rho_side[side], u_side);
             }
         }
-        grad[a] = (fluid[0] && fluid[1]) ? 0.5f * (rho_side[1] - rho_side[0])
-                  : fluid[1]             ? rho_side[1] - rho
-                  : fluid[0]             ? rho - rho_side[0]
-                                         : 0.0f;
+        grad[a] = fluid[0] && fluid[1] ? 0.5f * (rho_side[1] - rho_side[0]) : 0.0f;
+        if (fluid[0] != fluid[1]) {
+            const int o = fluid[1] ? 1 : -1;
+            const int tx = x + (a == 0 ? 2 * o : 0), ty = y + (a == 1 ? 2 * o : 0), tz = z + (a == 2 ? 2 * o : 0);
+            if (tx >= 0 && tx < p.nx && ty >= 0 && ty < p.ny && tz >= 0 && tz < p.nz) {
+                const long long t_idx = lbm_index(p, tx, ty, tz);
+                if ((p.flags[t_idx] & FLAG_TYPE_MASK) == FLAG_FLUID) {
+                    float rho_beyond, u_beyond[3];
+                    lbm_sample_velocity<kCollision, kLayout>(f_src, p, t_idx, tx, ty, tz, &rho_beyond, u_beyond);
+                    grad[a] = (float)o * (rho_beyond - rho_side[fluid[1] ? 1 : 0]);
+                }
+            }
+        }
     }
     const float g_n = grad[0] * nrm[0] + grad[1] * nrm[1] + grad[2] * nrm[2];
     const float gt[3] = {grad[0] - g_n * nrm[0], grad[1] - g_n * nrm[1], grad[2] - g_n * nrm[2]};
