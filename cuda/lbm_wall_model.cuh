@@ -292,13 +292,11 @@ __device__ __forceinline__ void lbm_body_density_along(const lbm_pop* __restrict
         if (fluid[0] != fluid[1]) {
             const int o = fluid[1] ? 1 : -1;
             const int tx = x + (a == 0 ? 2 * o : 0), ty = y + (a == 1 ? 2 * o : 0), tz = z + (a == 2 ? 2 * o : 0);
-            if (tx >= 0 && tx < p.nx && ty >= 0 && ty < p.ny && tz >= 0 && tz < p.nz) {
-                const long long t_idx = lbm_index(p, tx, ty, tz);
-                if ((p.flags[t_idx] & FLAG_TYPE_MASK) == FLAG_FLUID) {
-                    float rho_beyond, u_beyond[3];
-                    lbm_sample_velocity<kCollision, kLayout>(f_src, p, t_idx, tx, ty, tz, &rho_beyond, u_beyond);
-                    grad[a] = (float)o * (rho_beyond - rho_side[fluid[1] ? 1 : 0]);
-                }
+            const long long t_idx = lbm_index(p, tx, ty, tz);  // wrapped, as the neighbours above
+            if ((p.flags[t_idx] & FLAG_TYPE_MASK) == FLAG_FLUID) {
+                float rho_beyond, u_beyond[3];
+                lbm_sample_velocity<kCollision, kLayout>(f_src, p, t_idx, tx, ty, tz, &rho_beyond, u_beyond);
+                grad[a] = (float)o * (rho_beyond - rho_side[fluid[1] ? 1 : 0]);
             }
         }
     }
