@@ -37,9 +37,8 @@ WALL_FIELDS = ("normal_x", "normal_y", "normal_z", "distance", "area", "edge")
 
 #: A fit whose smallest eigenvalue is over this share of the largest is not flat: a sharp edge or
 #: corner. At 0.03 it marks 888 of the Ahmed body's 6,588 cells with links at 64 cells per length
-#: and 384 of the parametric car's 6,141 (its sharp edges: the nose's, the slant's, the base's),
-#: and none on a cylinder of 20 cells' radius (docs/validation.md, "The links' exchange pinned to
-#: the law").
+#: and 384 of the parametric car's 6,141, and none on a cylinder of 20 cells' radius
+#: (docs/validation.md, "The links' exchange pinned to the law").
 _FLATNESS = 0.03
 
 #: A fit whose middle eigenvalue is below this share of the largest is a line, not a plane.
