@@ -260,45 +260,56 @@ __device__ __forceinline__ void lbm_body_wall_along(const unsigned int links, co
 // surface: it misses the pressure force along the surface on that side, and where the flow
 // accelerates along the wall (a body's front) its first layer falls behind the flow and loses
 // total pressure. Each body link's population takes -w_q c_q . grad_t rho, grad_t rho the density
-// gradient along the surface (n's part removed) from the fluid cells on the three grid axes through
-// the cell: central where both neighbours are fluid; where one is, one-sided from the two fluid
-// cells beyond it (rho(x + 2e) - rho(x + e)), not from the cell's own density, whose feedback ran
-// the car's cells on its surface away; zero where neither is, or the second is not fluid. The mass
-// comes from the rest population (the cell's mass and the surface's normal force unchanged); the
-// momentum goes to force (the body's opposite).
+// gradient along the surface (n's part removed). grad rho is the weighted least-squares fit
+// M grad = sum_i w_i (rho_i - rho) c_i, M = sum_i w_i c_i c_i, over the cell's fluid neighbours i
+// on the 18 links (the lattice's isotropic gradient 3 sum_i w_i rho_i c_i where all are fluid):
+// on a wall each neighbour more than 0.27 cells along a direction t of the surface weighs in the
+// gradient along t with the sign of its offset (docs/solver.md, "The slip rule"), and the cell's
+// own density weighs 0.18 in the gradient along a 25 degree slant (a median 0.15 over planes at random
+// angles), where one-sided differences from it along an axis weigh it 1 (their feedback ran the car's
+// cells on its surface away).
+// Differences from the two cells beyond a body neighbour, rho(x + 2e) - rho(x + e), weigh the
+// nearest neighbour against its sign and ran a row of cells on the Ahmed body's slant away.
+// Zero where the fluid neighbours do not span three directions. The mass comes from the rest
+// population (the cell's mass and the surface's normal force unchanged); the momentum goes to
+// force (the body's opposite).
 template <int kCollision, int kLayout>
 __device__ __forceinline__ void lbm_body_density_along(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                        const int x, const int y, const int z, const float rho,
                                                        const float* nrm, const unsigned int links, float* f,
                                                        float* force) {
-    float grad[3];
-    LBM_UNROLL
-    for (int a = 0; a < 3; ++a) {
-        float rho_side[2];
-        bool fluid[2];
-        LBM_UNROLL
-        for (int side = 0; side < 2; ++side) {
-            const int o = side ? 1 : -1;
-            const int sx = x + (a == 0 ? o : 0), sy = y + (a == 1 ? o : 0), sz = z + (a == 2 ? o : 0);
-            const long long s_idx = lbm_index(p, sx, sy, sz);
-            fluid[side] = (p.flags[s_idx] & FLAG_TYPE_MASK) == FLAG_FLUID;
-            rho_side[side] = rho;
-            if (fluid[side]) {
-                float u_side[3];
-                lbm_sample_velocity<kCollision, kLayout>(f_src, p, s_idx, sx, sy, sz, &rho_side[side], u_side);
-            }
-        }
-        grad[a] = fluid[0] && fluid[1] ? 0.5f * (rho_side[1] - rho_side[0]) : 0.0f;
-        if (fluid[0] != fluid[1]) {
-            const int o = fluid[1] ? 1 : -1;
-            const int tx = x + (a == 0 ? 2 * o : 0), ty = y + (a == 1 ? 2 * o : 0), tz = z + (a == 2 ? 2 * o : 0);
-            const long long t_idx = lbm_index(p, tx, ty, tz);  // wrapped, as the neighbours above
-            if ((p.flags[t_idx] & FLAG_TYPE_MASK) == FLAG_FLUID) {
-                float rho_beyond, u_beyond[3];
-                lbm_sample_velocity<kCollision, kLayout>(f_src, p, t_idx, tx, ty, tz, &rho_beyond, u_beyond);
-                grad[a] = (float)o * (rho_beyond - rho_side[fluid[1] ? 1 : 0]);
-            }
-        }
+    float mm[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, b[3] = {0.0f, 0.0f, 0.0f};  // M as (xx, yy, zz, xy, xz, yz)
+#define LBM_DENSITY_FIT(q, cx, cy, cz, w)                                                             \
+    if (q > 0) {                                                                                     \
+        const long long s_idx = lbm_index(p, x + (cx), y + (cy), z + (cz));                          \
+        if ((p.flags[s_idx] & FLAG_TYPE_MASK) == FLAG_FLUID) {                                       \
+            float rho_i, u_i[3];                                                                     \
+            lbm_sample_velocity<kCollision, kLayout>(f_src, p, s_idx, x + (cx), y + (cy), z + (cz), &rho_i, u_i); \
+            const float dr = (w) * (rho_i - rho);                                                    \
+            mm[0] += (cx) ? (w) : 0.0f;                                                              \
+            mm[1] += (cy) ? (w) : 0.0f;                                                              \
+            mm[2] += (cz) ? (w) : 0.0f;                                                              \
+            mm[3] += LBM_CV((cx) * (cy), (w));                                                       \
+            mm[4] += LBM_CV((cx) * (cz), (w));                                                       \
+            mm[5] += LBM_CV((cy) * (cz), (w));                                                       \
+            b[0] += LBM_CV(cx, dr);                                                                  \
+            b[1] += LBM_CV(cy, dr);                                                                  \
+            b[2] += LBM_CV(cz, dr);                                                                  \
+        }                                                                                            \
+    }
+    D3Q19_LINKS(LBM_DENSITY_FIT)
+#undef LBM_DENSITY_FIT
+    const float adj[6] = {mm[1] * mm[2] - mm[5] * mm[5], mm[0] * mm[2] - mm[4] * mm[4],
+                          mm[0] * mm[1] - mm[3] * mm[3], mm[4] * mm[5] - mm[3] * mm[2],
+                          mm[3] * mm[5] - mm[4] * mm[1], mm[3] * mm[4] - mm[0] * mm[5]};
+    const float det = mm[0] * adj[0] + mm[3] * adj[3] + mm[4] * adj[4];
+    const float scale = (mm[0] + mm[1] + mm[2]) * (1.0f / 3.0f);
+    float grad[3] = {0.0f, 0.0f, 0.0f};
+    if (det > 0.01f * scale * scale * scale) {
+        const float inv_det = 1.0f / det;
+        grad[0] = (adj[0] * b[0] + adj[3] * b[1] + adj[4] * b[2]) * inv_det;
+        grad[1] = (adj[3] * b[0] + adj[1] * b[1] + adj[5] * b[2]) * inv_det;
+        grad[2] = (adj[4] * b[0] + adj[5] * b[1] + adj[2] * b[2]) * inv_det;
     }
     const float g_n = grad[0] * nrm[0] + grad[1] * nrm[1] + grad[2] * nrm[2];
     const float gt[3] = {grad[0] - g_n * nrm[0], grad[1] - g_n * nrm[1], grad[2] - g_n * nrm[2]};
