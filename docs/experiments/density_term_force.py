@@ -19,22 +19,17 @@ density gradient by least squares", reads it.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from shapes.case_geometry import CASE_SCHEMA  # noqa: E402
-from slipstream.model import simulation  # noqa: E402
+from checkpoint_window import open_window  # noqa: E402
+
 from solver import lattice  # noqa: E402
-from solver.config import load_case  # noqa: E402
 from solver.drag_breakdown import drag_by_entry  # noqa: E402
-from solver.errors import ConfigError  # noqa: E402
 
 
 def density_term_force(sim, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -84,43 +79,24 @@ def density_term_force(sim, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("case", help="case YAML")
-    p.add_argument("checkpoint", type=Path, help="the run's checkpoint/state.npz")
-    p.add_argument("x_lo", type=float, help="metres from the body's most upstream point")
-    p.add_argument("x_hi", type=float, help="metres from the body's most upstream point")
-    p.add_argument("overrides", nargs="*", help="the run's key=value overrides")
-    args = p.parse_args()
-    try:
-        case = load_case(args.case, args.overrides, schema=CASE_SCHEMA)
-        if case.refinement.levels:
-            raise ConfigError("refinement.levels: this probe reads one grid; give no levels")
-        if not args.checkpoint.is_file():
-            raise ConfigError(f"{args.checkpoint}: no such checkpoint; give a run's state.npz")
-        state = np.load(args.checkpoint)
-        if "slot_force_sum" not in state.files or "rho_sum_0" not in state.files:
-            raise ConfigError(f"{args.checkpoint}: no window sums; checkpoint after averaging")
-        sim = simulation(case, "cpu")
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    meta = json.loads(bytes(state["meta"]).decode())
+    window = open_window(__doc__.split("\n")[0])
+    sim, state, meta = window.sim, window.state, window.meta
     rho = state["rho_sum_0"] / meta["n_samples"]  # on the whole grid, boundary layers included
     force, cells = density_term_force(sim, rho)
     to_cd = sim.coefficients(np.array([1.0, 0.0, 0.0]))[0]
     x_m = sim.grid.centers(0)[cells[:, 2]] - sim.surface_x_min_m
-    inside = (x_m >= args.x_lo) & (x_m < args.x_hi)
+    inside = (x_m >= window.x_lo_m) & (x_m < window.x_hi_m)
     steps = int(meta["slot_force_steps"])
     pressure, friction, exchange = drag_by_entry(sim, state["slot_force_sum"] / steps, 0.0)
     entry_x = sim.grid.centers(0)[sim.surface.entry_column] - sim.surface_x_min_m
-    entry_in = (entry_x >= args.x_lo) & (entry_x < args.x_hi)
+    entry_in = (entry_x >= window.x_lo_m) & (entry_x < window.x_hi_m)
     print(
         f"checkpoint at step {meta['step']}: {meta['n_samples']} samples,",
         f"slot forces over {steps} steps",
     )
     for label, sel, esel in (
         ("whole body", np.ones_like(inside), np.ones_like(entry_in)),
-        (f"x in [{args.x_lo}, {args.x_hi}) m", inside, entry_in),
+        (f"x in [{window.x_lo_m}, {window.x_hi_m}) m", inside, entry_in),
     ):
         print(
             f"{label}: density term {force[sel, 0].sum() * to_cd:.4f}; exchange "

@@ -18,45 +18,21 @@ by least squares", reads it.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from shapes.case_geometry import CASE_SCHEMA  # noqa: E402
-from slipstream.model import simulation  # noqa: E402
-from solver.config import load_case  # noqa: E402
+from checkpoint_window import open_window  # noqa: E402
+
 from solver.drag_breakdown import drag_by_entry, slot_cells  # noqa: E402
-from solver.errors import ConfigError  # noqa: E402
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("case", help="case YAML")
-    p.add_argument("checkpoint", type=Path, help="the run's checkpoint/state.npz")
-    p.add_argument("x_lo", type=float, help="metres from the body's most upstream point")
-    p.add_argument("x_hi", type=float, help="metres from the body's most upstream point")
-    p.add_argument("overrides", nargs="*", help="the run's key=value overrides")
-    args = p.parse_args()
-    try:
-        case = load_case(args.case, args.overrides, schema=CASE_SCHEMA)
-        if case.refinement.levels:
-            raise ConfigError("refinement.levels: this probe reads one grid; give no levels")
-        if not args.checkpoint.is_file():
-            raise ConfigError(f"{args.checkpoint}: no such checkpoint; give a run's state.npz")
-        state = np.load(args.checkpoint)
-        if "slot_force_sum" not in state.files:
-            raise ConfigError(f"{args.checkpoint}: no per-slot forces; checkpoint after averaging")
-        sim = simulation(case, "cpu")
-    except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    meta = json.loads(bytes(state["meta"]).decode())
+    window = open_window(__doc__.split("\n")[0])
+    sim, state, meta = window.sim, window.state, window.meta
     steps = int(meta["slot_force_steps"])
     print(f"checkpoint at step {meta['step']}, per-slot forces over {steps} steps")
     pressure, friction, exchange = drag_by_entry(sim, state["slot_force_sum"] / steps, 0.0)
@@ -65,7 +41,7 @@ def main() -> int:
     gap = exchange - pressure - friction
     surface = sim.surface
     x_m = sim.grid.centers(0)[surface.entry_column] - sim.surface_x_min_m
-    inside = (x_m >= args.x_lo) & (x_m < args.x_hi)
+    inside = (x_m >= window.x_lo_m) & (x_m < window.x_hi_m)
 
     def line(label: str, sel: np.ndarray) -> str:
         return (
@@ -74,7 +50,7 @@ def main() -> int:
         )
 
     print(line("whole body", np.ones_like(inside)))
-    print(line(f"x in [{args.x_lo}, {args.x_hi}) m", inside))
+    print(line(f"x in [{window.x_lo_m}, {window.x_hi_m}) m", inside))
     for j, name in enumerate(sim.surface_part_names):
         sel = inside & (surface.entry_part == j)
         if sel.any():
