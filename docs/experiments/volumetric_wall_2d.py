@@ -14,6 +14,9 @@ the boundary layer is far thinner than a cell), under three rules:
   true surface (Bouzidi, Firdaouss & Lallemand 2001) with the moving-wall term of the cell's own
   velocity tangential to the surface there: for a uniform tangential flow the links bring what a
   fluid neighbour in the cell's state would, at any angle to the grid.
+- ``interpolated-mass``: ``interpolated`` with each cell's mass kept: what its links bring
+  beyond what it sent them (the interpolation's defect and the moving-wall term's mass) is taken
+  back from the cell's populations by weight, mass without momentum, in the same step.
 - ``volumetric``: the cylinder as a polygon of surface elements; after Chen, Teixeira & Molvig
   (1998, Int. J. Mod. Phys. C 9, 1281), each element gathers from the cells the particles of each
   direction c that reach it within a step, those in the parallelogram its segment sweeps along
@@ -298,9 +301,9 @@ class Interpolated:
     surface there (free slip; no slip with slip=False): the free-slip limit of the solver's
     surface rule, whose moving-wall term carries a slip velocity."""
 
-    def __init__(self, cyl: Cylinder, slip: bool = True) -> None:
+    def __init__(self, cyl: Cylinder, slip: bool = True, keep_mass: bool = False) -> None:
         nx, ny = cyl.nx, cyl.ny
-        self.slip = slip
+        self.slip, self.keep_mass = slip, keep_mass
         x, y = np.meshgrid(np.arange(nx) + 0.5, np.arange(ny) + 0.5, indexing="ij")
         solid = (x - cyl.centre[0]) ** 2 + (y - cyl.centre[1]) ** 2 < cyl.radius**2
         self.volume = (~solid).astype(float)
@@ -337,6 +340,10 @@ class Interpolated:
         # a wall within half a link with no fluid behind the cell: plain bounce-back
         back = np.where(self.near, near, np.where(s >= 0.5, far, f[q, i, j] + moving))
         moved[opp, i, j] = back
+        if self.keep_mass:  # each cell's gain through its links taken back by weight
+            gain = np.zeros(self.volume.shape)
+            np.add.at(gain, (i, j), back - f[q, i, j])
+            moved -= W[:, None, None] * gain[None]
         moved *= self.volume[None]
         force = C[q].T @ f[q, i, j] - C[opp].T @ back
         return moved, force
@@ -348,7 +355,11 @@ def run(
     diameter = 2 * radius
     nx, ny = int(12 * diameter), int(6 * diameter)
     cyl = Cylinder(nx, ny, np.array([4 * diameter, ny / 2 + 0.3]), radius, int(8 * radius))
-    walls = {"staircase": Staircase, "interpolated": Interpolated}
+    walls = {
+        "staircase": Staircase,
+        "interpolated": Interpolated,
+        "interpolated-mass": lambda c: Interpolated(c, keep_mass=True),
+    }
     wall = Volumetric(cyl, merge_below) if rule == "volumetric" else walls[rule](cyl)
     u0 = 0.05
     fluid = wall.volume > 0
@@ -465,7 +476,7 @@ def main() -> None:
     ap.add_argument(
         "--rules",
         nargs="+",
-        choices=["staircase", "interpolated", "volumetric"],
+        choices=["staircase", "interpolated", "interpolated-mass", "volumetric"],
         default=["staircase", "interpolated", "volumetric"],
     )
     ap.add_argument(
