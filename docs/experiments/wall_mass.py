@@ -7,11 +7,12 @@ speed over the free stream: what `docs/experiments/mass_return.patch` records.
 DUMP is the patch's SLIP_MASS_DUMP prefix: DUMP_geom.npz (each slot's cell, the grid's shape,
 the slot's fitted wall: normal, distance, marker, edge) and DUMP_state.npz (per slot: the summed
 loss, the steps counted, the summed mass of the moving-wall term, the running mean; and the slot's
-surface area vector in cells squared). A cell's loss in a step is the mass it sent its body links
-less what it holds after the wall rule; it is the interpolated bounce-back's defect less the
-mass the moving-wall term 6 w_q beta_q rho c_q . u_t adds. Over a slot's area A (cells^2) a
-mean loss L per step is a flux into the wall at L / (rho A) cells per step: v_s / U below
-(positive: suction; negative: blowing). The means are over every step of the run.
+surface area vector in cells squared). A cell's loss in a step is what it would hold had its
+body links returned what it sent them, less what it holds after the wall rule; it is the
+interpolated bounce-back's defect less the mass the moving-wall term 6 w_q beta_q rho c_q . u_t
+adds. Over a slot's area A (cells^2) a mean loss L per step is a flux into the wall at L / A
+cells per step, the density taken as 1: v_s / U below (positive: suction; negative: blowing).
+The means are over every step of the run.
 
 --centre X Y (cells) bins the slots by angle from the front of a cylinder slab at (X, Y);
 otherwise by ten bands along x. --cell prints single cells.
