@@ -14,9 +14,12 @@ the boundary layer is far thinner than a cell), under three rules:
   true surface (Bouzidi, Firdaouss & Lallemand 2001) with the moving-wall term of the cell's own
   velocity tangential to the surface there: for a uniform tangential flow the links bring what a
   fluid neighbour in the cell's state would, at any angle to the grid.
-- ``interpolated-mass``: ``interpolated`` with each cell's mass kept: what its links bring
+- ``interpolated-mass``: ``interpolated`` with the mass kept: what each cell's links bring
   beyond what it sent them (the interpolation's defect and the moving-wall term's mass) is taken
-  back from the cell's populations by weight, mass without momentum, in the same step.
+  back by weight, mass without momentum, in the same step: from the cell itself, or with
+  ``--mass-radius R`` spread evenly over the linked cells within R cells of it (centre to
+  centre), so the wall's cells may pass mass to one another but the wall as a whole neither
+  gains nor loses any.
 - ``volumetric``: the cylinder as a polygon of surface elements; after Chen, Teixeira & Molvig
   (1998, Int. J. Mod. Phys. C 9, 1281), each element gathers from the cells the particles of each
   direction c that reach it within a step, those in the parallelogram its segment sweeps along
@@ -35,10 +38,13 @@ flow with Bernoulli's pressure; a sponge over the three diameters before the per
 to the free stream and takes the wake and the sound out. The table gives the mean Cp_t of the
 time-averaged fields by the cell centre's distance from the true surface (cells; negative: a cut
 cell whose centre lies inside the body) and by angle from the front stagnation point, both
-halves, and Cd from the momentum the walls exchange; it ends with one JSON line.
+halves, and Cd from the momentum the walls exchange; for the interpolated rules also the wall's
+net mass into the fluid over the run per 15 degrees from the front (both halves), over U; it ends
+with one JSON line.
 
     python docs/experiments/volumetric_wall_2d.py [--radius 20] [--steps 4000] [--average 1000]
-        [--tau 0.55] [--rules staircase interpolated volumetric] [--merge V]
+        [--tau 0.55] [--rules staircase interpolated interpolated-mass volumetric] [--merge V]
+        [--mass-radius R]
     python docs/experiments/volumetric_wall_2d.py --stokes BOX [--steps N] [--rules ...]
 
 --stokes checks the three rules' no-slip forms against Sangani & Acrivos's Stokes flow through
@@ -301,7 +307,9 @@ class Interpolated:
     surface there (free slip; no slip with slip=False): the free-slip limit of the solver's
     surface rule, whose moving-wall term carries a slip velocity."""
 
-    def __init__(self, cyl: Cylinder, slip: bool = True, keep_mass: bool = False) -> None:
+    def __init__(
+        self, cyl: Cylinder, slip: bool = True, keep_mass: bool = False, mass_radius: float = 0.0
+    ) -> None:
         nx, ny = cyl.nx, cyl.ny
         self.slip, self.keep_mass = slip, keep_mass
         x, y = np.meshgrid(np.arange(nx) + 0.5, np.arange(ny) + 0.5, indexing="ij")
@@ -326,6 +334,20 @@ class Interpolated:
         behind = ((self.cell[0] - C[self.q, 0]) % nx, (self.cell[1] - C[self.q, 1]) % ny)
         self.behind = behind
         self.near = (self.frac < 0.5) & ~solid[behind]
+        # the linked cells, and for keep_mass the share of cell j's gain that cell i takes back
+        linked = np.unique(np.stack(self.cell), axis=1)
+        self.linked = (linked[0], linked[1])
+        index = np.full((nx, ny), -1)
+        index[self.linked] = np.arange(linked.shape[1])
+        self.link_cell = index[self.cell]
+        gap = np.hypot(*(linked[:, :, None] - linked[:, None, :]))
+        near_j = gap <= max(mass_radius, 0.0)
+        self.spread = near_j / near_j.sum(axis=0, keepdims=True)
+        self.linked_angle = np.degrees(
+            np.arctan2(np.abs(linked[1] + 0.5 - cyl.centre[1]), cyl.centre[0] - linked[0] - 0.5)
+        )
+        self.blown = np.zeros(linked.shape[1])  # each linked cell's net gain, summed over steps
+        self.steps = 0
 
     def stream(self, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         moved = np.stack([np.roll(f[q], shift=tuple(C[q]), axis=(0, 1)) for q in range(9)])
@@ -340,17 +362,27 @@ class Interpolated:
         # a wall within half a link with no fluid behind the cell: plain bounce-back
         back = np.where(self.near, near, np.where(s >= 0.5, far, f[q, i, j] + moving))
         moved[opp, i, j] = back
-        if self.keep_mass:  # each cell's gain through its links taken back by weight
-            gain = np.zeros(self.volume.shape)
-            np.add.at(gain, (i, j), back - f[q, i, j])
-            moved -= W[:, None, None] * gain[None]
+        gain = np.zeros(self.spread.shape[0])
+        np.add.at(gain, self.link_cell, back - f[q, i, j])
+        if self.keep_mass:  # the cells' gains through their links taken back by weight
+            taken = self.spread @ gain
+            moved[:, self.linked[0], self.linked[1]] -= W[:, None] * taken[None]
+            gain -= taken
+        self.blown += gain
+        self.steps += 1
         moved *= self.volume[None]
         force = C[q].T @ f[q, i, j] - C[opp].T @ back
         return moved, force
 
 
 def run(
-    rule: str, radius: float, steps: int, average: int, tau: float, merge_below: float = 0.0
+    rule: str,
+    radius: float,
+    steps: int,
+    average: int,
+    tau: float,
+    merge_below: float = 0.0,
+    mass_radius: float = 0.0,
 ) -> dict:
     diameter = 2 * radius
     nx, ny = int(12 * diameter), int(6 * diameter)
@@ -358,7 +390,7 @@ def run(
     walls = {
         "staircase": Staircase,
         "interpolated": Interpolated,
-        "interpolated-mass": lambda c: Interpolated(c, keep_mass=True),
+        "interpolated-mass": lambda c: Interpolated(c, keep_mass=True, mass_radius=mass_radius),
     }
     wall = Volumetric(cyl, merge_below) if rule == "volumetric" else walls[rule](cyl)
     u0 = 0.05
@@ -410,6 +442,12 @@ def run(
             row.append(round(float(cp_t[sel].mean()), 3) if sel.any() else None)
         table[f"{lo}..{hi}"] = row
     cd = drag / average / (0.5 * u_ref2 * diameter)
+    blowing = []  # the wall's net mass into the fluid per 15 degrees over the run, over U
+    if isinstance(wall, Interpolated):
+        arc = 2 * radius * np.radians(15.0)  # both halves
+        for a in range(0, 180, 15):
+            band = (wall.linked_angle >= a) & (wall.linked_angle < a + 15)
+            blowing.append(round(float(wall.blown[band].sum() / wall.steps / arc / u0), 4))
     return {
         "rule": rule,
         "radius_cells": radius,
@@ -418,6 +456,7 @@ def run(
         "mass_change": float(mass_change),
         "cd": float(cd),
         "cp_t": table,
+        "blowing_by_15deg": blowing,
         "seconds": round(time.time() - t0, 1),
     }
 
@@ -487,6 +526,13 @@ def main() -> None:
         help="volumetric: cut cells with less fluid than V share a state with a cell further out",
     )
     ap.add_argument(
+        "--mass-radius",
+        type=float,
+        default=0.0,
+        metavar="R",
+        help="interpolated-mass: spread each cell's gain over the linked cells within R cells",
+    )
+    ap.add_argument(
         "--stokes",
         type=int,
         metavar="BOX",
@@ -523,7 +569,9 @@ def main() -> None:
         return
     results = []
     for rule in args.rules:
-        res = run(rule, args.radius, args.steps, args.average, args.tau, args.merge)
+        res = run(
+            rule, args.radius, args.steps, args.average, args.tau, args.merge, args.mass_radius
+        )
         results.append(res)
         print(
             f"\n{rule}: Cd {res['cd']:.3f}, {res['seconds']} s, mass change "
@@ -532,6 +580,11 @@ def main() -> None:
         print("cells from surface | " + " | ".join(f"{a}-{a + 15}" for a in range(0, 90, 15)))
         for band, row in res["cp_t"].items():
             print(f"{band:>8} | " + " | ".join("  -  " if v is None else f"{v:5.2f}" for v in row))
+        if res["blowing_by_15deg"]:
+            print(
+                "the wall's net mass into the fluid over U, per 15 degrees from the front: "
+                + " ".join(f"{v:+.4f}" for v in res["blowing_by_15deg"])
+            )
     print(json.dumps(results))
 
 
