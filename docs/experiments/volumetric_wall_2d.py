@@ -341,7 +341,7 @@ class Interpolated:
         index[self.linked] = np.arange(linked.shape[1])
         self.link_cell = index[self.cell]
         gap = np.hypot(*(linked[:, :, None] - linked[:, None, :]))
-        near_j = gap <= max(mass_radius, 0.0)
+        near_j = gap <= mass_radius
         self.spread = near_j / near_j.sum(axis=0, keepdims=True)
         self.linked_angle = np.degrees(
             np.arctan2(np.abs(linked[1] + 0.5 - cyl.centre[1]), cyl.centre[0] - linked[0] - 0.5)
@@ -548,6 +548,10 @@ def main() -> None:
         if not 0 < args.average <= args.steps
         else "--stokes BOX must be at least 16 cells"
         if args.stokes is not None and args.stokes < 16
+        else "--stokes takes the rules staircase, interpolated and volumetric"
+        if args.stokes is not None and "interpolated-mass" in args.rules
+        else "--mass-radius must not be negative"
+        if args.mass_radius < 0
         else ""
     )
     if problem:

@@ -3,6 +3,7 @@
 speed over the free stream: what `docs/experiments/mass_return.patch` records.
 
     python docs/experiments/wall_mass.py DUMP U_LATTICE [--centre X Y] [--cell X Y Z ...]
+        [--line X Z ...]
 
 DUMP is the patch's SLIP_MASS_DUMP prefix: DUMP_geom.npz (each slot's cell, the grid's shape,
 the slot's fitted wall: normal, distance, marker, edge) and DUMP_state.npz (per slot: the summed
@@ -15,7 +16,8 @@ cells per step, the density taken as 1: v_s / U below (positive: suction; negati
 The means are over every step of the run.
 
 --centre X Y (cells) bins the slots by angle from the front of a cylinder slab at (X, Y);
-otherwise by ten bands along x. --cell prints single cells.
+otherwise by ten bands along x. --cell prints single cells, --line the sum over the slots of one
+row along y (cells X, any y, Z).
 """
 
 from __future__ import annotations
@@ -62,7 +64,14 @@ def main() -> None:
     p.add_argument("u_lattice", type=float)
     p.add_argument("--centre", type=float, nargs=2)
     p.add_argument("--cell", type=int, nargs=3, action="append", default=[])
+    p.add_argument("--line", type=int, nargs=2, action="append", default=[])
     a = p.parse_args()
+    if not a.u_lattice > 0:
+        print(
+            "error: U_LATTICE must be the free stream's speed in lattice units, > 0",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     if not Path(a.dump + "_geom.npz").is_file():
         print(
             f"error: {a.dump}_geom.npz not found: run the patch with SLIP_MASS_DUMP",
@@ -98,6 +107,15 @@ def main() -> None:
         if mask.any():
             t, d = flux(s, mask, u)
             print(f"  {label} {lo:6.1f}: {mask.sum():5d} slots, v_s/U {t:+.4f} (defect {d:+.4f})")
+    for lx, lz in a.line:
+        m = (s["x"] == lx) & (s["z"] == lz)
+        if not m.any():
+            print(f"  row ({lx}, y, {lz}): no slot with body links")
+            continue
+        print(
+            f"  row ({lx}, y = {s['y'][m].min()}-{s['y'][m].max()}, {lz}): {m.sum()} slots, "
+            f"loss per step {s['loss'][m].sum():+.4f}"
+        )
     for cx, cy, cz in a.cell:
         m = np.flatnonzero((s["x"] == cx) & (s["y"] == cy) & (s["z"] == cz))
         if not m.size:
