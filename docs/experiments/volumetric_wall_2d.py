@@ -48,7 +48,8 @@ with one JSON line.
     python docs/experiments/volumetric_wall_2d.py [--radius 20] [--steps 4000] [--average 1000]
         [--tau 0.55] [--rules staircase interpolated interpolated-mass volumetric] [--merge V]
         [--mass-radius R]
-    python docs/experiments/volumetric_wall_2d.py --stokes BOX [--steps N] [--rules ...]
+    python docs/experiments/volumetric_wall_2d.py --stokes BOX [--steps N] [--stokes-tau 1]
+        [--rules ...]
     python docs/experiments/volumetric_wall_2d.py --plane A:B [A:B ...] [--size 40]
         [--steps N] [--average N] [--y-input 2.5] [--re-lattice 10]
 
@@ -742,16 +743,16 @@ def turned_plane(
 SANGANI_ACRIVOS = {0.05: 15.56, 0.2: 51.53}  # F / (mu U), square arrays (1982, Table 1)
 
 
-def stokes_array(rule: str, solid_fraction: float, box: int, steps: int) -> dict:
+def stokes_array(rule: str, solid_fraction: float, box: int, steps: int, tau: float = 1.0) -> dict:
     """No slip: Stokes flow through a square array of cylinders (a periodic box of `box` cells,
-    tau 1, driven by a body force), F / (mu U) against Sangani & Acrivos (1982, Int. J.
-    Multiphase Flow 8, 343), U the mean velocity over the whole box."""
+    BGK at relaxation time tau, driven by a body force), F / (mu U) against Sangani & Acrivos
+    (1982, Int. J. Multiphase Flow 8, 343), U the mean velocity over the whole box."""
     radius = box * np.sqrt(solid_fraction / np.pi)
     cyl = Cylinder(box, box, np.array([box / 2 + 0.3, box / 2 + 0.1]), radius, int(8 * radius))
     walls = {"staircase": Staircase, "interpolated": Interpolated, "volumetric": Volumetric}
     wall = walls[rule](cyl, slip=False)
     fluid = wall.volume > 0
-    g, tau = 1e-6, 1.0
+    g = 1e-6
     f = equilibrium(np.ones((box, box)), np.zeros((box, box)), np.zeros((box, box)))
     f *= fluid[None]
     for _ in range(steps):
@@ -825,6 +826,7 @@ def main() -> None:
         metavar="BOX",
         help="instead: no-slip Stokes arrays in a periodic box of BOX cells",
     )
+    ap.add_argument("--stokes-tau", type=float, default=1.0, help="--stokes: BGK relaxation time")
     ap.add_argument(
         "--plane",
         nargs="+",
@@ -846,6 +848,8 @@ def main() -> None:
         if args.stokes is not None and args.stokes < 16
         else "--stokes takes the rules staircase, interpolated and volumetric"
         if args.stokes is not None and "interpolated-mass" in args.rules
+        else "--stokes-tau must exceed 0.5"
+        if args.stokes_tau <= 0.5
         else "--mass-radius must not be negative"
         if args.mass_radius < 0
         else "--plane takes turns A:B, whole numbers A >= 0 and B >= 1 (e.g. 0:1 1:2 1:1)"
@@ -884,7 +888,7 @@ def main() -> None:
         return
     if args.stokes is not None:
         rows = [
-            stokes_array(rule, phi, args.stokes, args.steps)
+            stokes_array(rule, phi, args.stokes, args.steps, args.stokes_tau)
             for phi in sorted(SANGANI_ACRIVOS)
             for rule in args.rules
         ]
