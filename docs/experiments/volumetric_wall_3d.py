@@ -48,7 +48,13 @@ import sys
 import time
 
 import numpy as np
-from volumetric_wall_2d import parse_turn, spalding_u_plus, spalding_u_tau
+from volumetric_wall_2d import (
+    parse_turn,
+    plane_profile,
+    report_plane,
+    spalding_u_plus,
+    spalding_u_tau,
+)
 
 C = np.array(
     [[0, 0, 0]]
@@ -285,16 +291,7 @@ class SlabBody:
         corners = [
             o + a * ex + b * self.run + c * t for a in (0, 1) for b in (0, 1) for c in (0, 1)
         ]
-        c = corners  # the parallelepiped's six faces
-        solid = [
-            np.array([c[0], c[2], c[3], c[1]]),
-            np.array([c[4], c[5], c[7], c[6]]),
-            np.array([c[0], c[1], c[5], c[4]]),
-            np.array([c[2], c[6], c[7], c[3]]),
-            np.array([c[0], c[4], c[6], c[2]]),
-            np.array([c[1], c[3], c[7], c[5]]),
-        ]
-        return cell_overlaps(solid)
+        return cell_overlaps(hexahedron(corners))
 
     def outward(self, point: np.ndarray) -> np.ndarray:
         across = np.mod((point - self.origin) @ self.normal, self.period)
@@ -304,11 +301,20 @@ class SlabBody:
     def distance(self, points: np.ndarray) -> np.ndarray:
         """Distance from the nearer face into the gap (negative in the slab), points (..., 3)."""
         across = np.mod((points - self.origin) @ self.normal, self.period)
-        return np.minimum(across - self.thickness, self.period - across)
+        inside = across < self.thickness
+        return np.where(
+            inside,
+            -np.minimum(across, self.thickness - across),
+            np.minimum(across - self.thickness, self.period - across),
+        )
 
 
 def unit_cube(lo: np.ndarray) -> Polyhedron:
-    c = [lo + [a, b, d] for a in (0, 1) for b in (0, 1) for d in (0, 1)]
+    return hexahedron([lo + [a, b, d] for a in (0, 1) for b in (0, 1) for d in (0, 1)])
+
+
+def hexahedron(c: list[np.ndarray]) -> Polyhedron:
+    """The six faces of a hexahedron whose corner 4a + 2b + d lies at offsets (a, b, d)."""
     return [
         np.array([c[0], c[2], c[3], c[1]]),
         np.array([c[4], c[5], c[7], c[6]]),
@@ -329,7 +335,7 @@ class VolumetricWall:
         for i, j, k, v in body.solid_overlaps():
             solid[i % shape[0], j % shape[1], k % shape[2]] += v
         self.volume = np.clip(1.0 - solid, 0.0, 1.0)
-        self.volume[self.volume < 1e-12] = 0.0
+        self.volume[self.volume < 1e-9] = 0.0  # slivers left by rounding in the clipping
         tris = body.triangles
         n_el = len(tris)
         normal = np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0])
@@ -578,15 +584,7 @@ def turned_plane(
     u_mean = sums[0] / average
     bulk = (u_mean * wall.volume).sum() / wall.volume.sum()
     bulk_exact = u_in + g / nu * (h * h / 3 - h * y_input + y_input**2 / 2)
-    profile = {}
-    for lo, hi in ((-0.5, 0), (0, 0.5), (0.5, 1), (1, 1.5), (1.5, 2), (2, 3), (3, 4), (4, 6)):
-        band = np.where(dist < 0, dist, yy)
-        sel = fluid & (band >= lo) & (band < hi)
-        if sel.any():
-            profile[f"{lo}..{hi}"] = [
-                round(float(u_mean[sel].mean() / u_tau), 3),
-                round(float(exact[sel].mean() / u_tau), 3),
-            ]
+    profile = plane_profile(u_mean / u_tau, exact / u_tau, fluid, np.where(dist < 0, dist, yy))
     return {
         "turn": f"{turn[0]}:{turn[1]}",
         "angle_deg": round(float(np.degrees(np.arctan2(turn[0], turn[1]))), 2),
@@ -669,19 +667,11 @@ def main() -> None:
             args.merge,
         )
         rows.append(r)
-        print(
-            f"\n{r['turn']} ({r['angle_deg']} deg, box {r['box']}, h {r['half_gap_cells']} cells,"
-            f" {r['elements']} elements): a uniform flow along the planes changes by"
-            f" {r['uniform_flow_change']:.1e} in a free-slip step; U_b/u_tau"
-            f" {r['bulk_over_u_tau']:.3f} against {r['bulk_exact_over_u_tau']:.3f}"
-            f" ({100 * r['bulk_error']:+.2f}%), walls' share of the drive over the halves of the"
-            " window "
-            + ", ".join(f"{v:.4f}" for v in r["wall_share_of_drive_halves"])
-            + f"; {r['seconds']} s"
+        report_plane(
+            r,
+            f", {r['elements']} elements; a uniform flow along the planes changes by"
+            f" {r['uniform_flow_change']:.1e} in a free-slip step",
         )
-        print("cells from the wall | u+ measured | exact")
-        for band, (got, want) in r["profile_u_plus_measured_exact"].items():
-            print(f"{band:>9} | {got:7.3f} | {want:7.3f}")
     print(json.dumps(rows))
 
 
