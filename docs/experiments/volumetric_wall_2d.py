@@ -639,6 +639,19 @@ def bilinear(field: np.ndarray, px: np.ndarray, py: np.ndarray) -> np.ndarray:
     return out
 
 
+def law_channel(
+    half_gap: float, y_input: float, re_lattice: float
+) -> tuple[float, float, float, float, float]:
+    """The laminar law-of-the-wall channel of turned_plane, lattice units: u_tau 0.0025, the drive
+    g = u_tau^2 / h that the walls take in the steady state, the lattice viscosity nu (u_tau h /
+    nu = re_lattice), the law's viscosity (u_tau h / nu_law = 1000) and the law's speed u_in at
+    the input height."""
+    u_tau = 0.0025
+    nu_law = u_tau * half_gap / 1000.0
+    u_in = u_tau * spalding_u_plus(y_input * u_tau / nu_law)
+    return u_tau, u_tau**2 / half_gap, u_tau * half_gap / re_lattice, nu_law, u_in
+
+
 def turned_plane(
     turn: tuple[int, int],
     size: int,
@@ -661,12 +674,8 @@ def turned_plane(
     slab = Slab(turn[0], turn[1], size)
     wall = Volumetric(slab, merge_below)
     h = slab.gap / 2
-    u_tau = 0.0025
-    g = u_tau**2 / h
-    nu = u_tau * h / re_lattice
+    u_tau, g, nu, nu_law, u_in = law_channel(h, y_input, re_lattice)
     tau = 0.5 + 3 * nu
-    nu_law = u_tau * h / 1000.0
-    u_in = u_tau * spalding_u_plus(y_input * u_tau / nu_law)
     along = slab.along
     nx, ny = slab.nx, slab.ny
     x, y = np.meshgrid(np.arange(nx) + 0.5, np.arange(ny) + 0.5, indexing="ij")

@@ -49,10 +49,10 @@ import time
 
 import numpy as np
 from volumetric_wall_2d import (
+    law_channel,
     parse_turn,
     plane_profile,
     report_plane,
-    spalding_u_plus,
     spalding_u_tau,
 )
 
@@ -266,7 +266,6 @@ class SlabBody:
         self.thickness = self.period / 4
         self.gap = self.period - self.thickness
         self.origin = np.array([0.0, 0.3, 0.45])
-        self.volume = self.thickness * np.linalg.norm(run) * self.shape[0]
         ex = np.array([float(self.shape[0]), 0, 0])
         m_r = int(np.ceil(np.linalg.norm(run) / 1.0))
         tris = []
@@ -368,6 +367,7 @@ class VolumetricWall:
         cn = C @ self.normal.T  # (19, elements)
         self.swept = self.area[None, :] * np.abs(cn)
         outgoing = cn > 1e-12
+        self.outgoing = outgoing
         c1, c2 = C @ self.t1.T, C @ self.t2.T
         self.c1, self.c2 = c1, c2
         weight = W[:, None] * self.swept * outgoing
@@ -411,7 +411,7 @@ class VolumetricWall:
         np.subtract.at(flat_moved, (self.in_q, self.in_dest), taken)
         gamma_in = np.zeros((19, self.n_el))
         np.add.at(gamma_in, (self.in_q, self.in_el), taken)
-        gamma_out = gamma_in[OPP] * (self.swept > 0) * (C @ self.normal.T > 1e-12)
+        gamma_out = gamma_in[OPP] * self.outgoing
         if self.slip:
             p_t = np.stack([(gamma_in * self.c1).sum(axis=0), (gamma_in * self.c2).sum(axis=0)])
             b = np.linalg.solve(self.slip_matrix, 2 * p_t.T[..., None])[..., 0]  # (elements, 2)
@@ -513,12 +513,8 @@ def turned_plane(
     f1, _ = wall.stream(f0)
     uniform_change = float(np.abs(f1 - f0)[:, fluid].max())
     h = slab.gap / 2
-    u_tau = 0.0025
-    g = u_tau**2 / h
-    nu = u_tau * h / re_lattice
+    u_tau, g, nu, nu_law, u_in = law_channel(h, y_input, re_lattice)
     tau = 0.5 + 3 * nu
-    nu_law = u_tau * h / 1000.0
-    u_in = u_tau * spalding_u_plus(y_input * u_tau / nu_law)
 
     def parabola(y: np.ndarray) -> np.ndarray:
         return u_in + g / nu * (h * y - y**2 / 2 - h * y_input + y_input**2 / 2)
