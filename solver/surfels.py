@@ -3,11 +3,11 @@ cell, the surface elements of the volumetric wall (Chen, Teixeira & Molvig 1998,
 Phys. C 9, 1281; `solver/volumetric_geometry.py`).
 
 Lengths are in cells: cell (i, j, k) is the unit cube [i, i + 1] x [j, j + 1] x [k, k + 1].
-Triangles are first split in four until no edge is longer than two cells, so each touches at
-most a 3 x 3 x 3 block of cells; each piece is the triangle clipped against one cell's six faces
-(Sutherland & Hodgman 1974, vectorized over all pieces). A piece lying in a face between two
-cells goes to the cell below that face along its axis, so every part of the surface is in
-exactly one surfel. Pieces keep their triangle's orientation, so each surfel's area vector
+Triangles are first halved across their longest edges until no edge is longer than two cells, so
+each touches at most a 3 x 3 x 3 block of cells; each piece is the triangle clipped against one
+cell's six faces (Sutherland & Hodgman 1974, vectorized over all pieces). A piece lying in a face
+between two cells goes to the cell below that face along its axis, so every part of the surface is
+in exactly one surfel. Pieces keep their triangle's orientation, so each surfel's area vector
 points out of the body.
 """
 
@@ -120,22 +120,25 @@ def polygon_moments(poly: Polygons) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     return area_vector, area, centroid
 
 
-def split_triangles(triangles: np.ndarray, max_edge: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Triangles [n, 3, 3] split in four (at their edges' midpoints) until no edge is longer than
-    max_edge; returns the pieces and the index of the triangle each came from."""
+def split_triangles(triangles: np.ndarray, max_edge: float = 2.0) -> tuple[np.ndarray, np.ndarray]:
+    """Triangles [n, 3, 3] halved across their longest edge (at its midpoint) until no edge is
+    longer than max_edge; returns the pieces and the index of the triangle each came from. Long
+    slivers become a row of pieces, not a fan of ever thinner ones."""
     parent = np.arange(len(triangles))
     done_tris, done_parent = [], []
     while len(triangles):
-        edges = np.linalg.norm(triangles - np.roll(triangles, -1, axis=1), axis=2).max(axis=1)
-        small = edges <= max_edge
+        edge = np.linalg.norm(np.roll(triangles, -1, axis=1) - triangles, axis=2)  # i -> i + 1
+        small = edge.max(axis=1) <= max_edge
         done_tris.append(triangles[small])
         done_parent.append(parent[small])
-        a, b, c = (triangles[~small, i] for i in range(3))
-        ab, bc, ca = (a + b) / 2, (b + c) / 2, (c + a) / 2
-        triangles = np.concatenate(
-            [np.stack(t, axis=1) for t in ((a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca))]
-        )
-        parent = np.tile(parent[~small], 4)
+        big, longest = triangles[~small], edge[~small].argmax(axis=1)
+        rows = np.arange(len(big))
+        a = big[rows, longest]
+        b = big[rows, (longest + 1) % 3]
+        c = big[rows, (longest + 2) % 3]
+        middle = (a + b) / 2
+        triangles = np.concatenate([np.stack([a, middle, c], 1), np.stack([middle, b, c], 1)])
+        parent = np.tile(parent[~small], 2)
     return np.concatenate(done_tris), np.concatenate(done_parent)
 
 
@@ -184,7 +187,7 @@ def cut_into_cells(
     projected onto the plane x = -CLIP_MARGIN - 1/2 first: there they keep the one thing of
     theirs the box needs, the x component of their area vector per column
     (`solver.volumetric_geometry.solid_volume`)."""
-    pieces, parent = split_triangles(np.asarray(triangles, dtype=np.float64), max_edge=2.0)
+    pieces, parent = split_triangles(np.asarray(triangles, dtype=np.float64))
     if box_cells is not None:
         lo, hi = pieces.min(axis=1), pieces.max(axis=1)
         size = np.asarray(box_cells, float)

@@ -3,14 +3,15 @@
 dimensions, the step between the two-dimensional model and the kernel.
 
 A standalone NumPy D3Q19 BGK model (float64) in a periodic box. The body is a triangle mesh (an
-icosphere, or the two faces of a turned slab), each triangle a surface element after Chen,
-Teixeira & Molvig (1998, Int. J. Mod. Phys. C 9, 1281): for each direction c it gathers from the
-cells the particles that reach it within a step, those in the prism its triangle sweeps along -c
-(exact polyhedral overlaps with the unit cells), and sends its outgoing particles into the prism
-it sweeps along +c. Cells cut by the surface hold their fluid volume V (the same exact
-overlaps); a cell's populations are densities, mass V f, and every cell with fluid in it is a
-fluid cell. Cut cells with less fluid than --merge share one state with the cell one step further
-out along the surface's normal. The element's rule:
+icosphere, or the two faces of a turned slab), each triangle a surface element after Chen, Teixeira
+& Molvig (1998, Int. J. Mod. Phys. C 9, 1281): for each direction c it gathers from the cells the
+particles that reach it within a step, those in the prism its triangle sweeps along -c (their exact
+overlaps with the unit cells from the solver's geometry, `solver/surfels.py` and
+`solver/volumetric_geometry.py`), and sends its outgoing particles into the prism it sweeps along
++c. Cells cut by the surface hold their fluid volume V (exact: the sphere's from the same geometry,
+the slab's from clipping its polyhedron here); a cell's populations are densities, mass V f, and
+every cell with fluid in it is a fluid cell. Cut cells with less fluid than --merge share one state
+with the cell one step further out along the surface's normal. The element's rule:
 
 - bounce-back: mass and normal momentum exact at any angle (no slip);
 - free slip (--plane without the law): plus w A|c.n| (c.t_k) B_k on its outgoing directions,
@@ -46,9 +47,13 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
-from volumetric_wall_2d import (
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from volumetric_wall_2d import (  # noqa: E402
     law_channel,
     parse_turn,
     plane_profile,
@@ -56,14 +61,10 @@ from volumetric_wall_2d import (
     spalding_u_tau,
 )
 
-C = np.array(
-    [[0, 0, 0]]
-    + [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]]
-    + [[1, 1, 0], [-1, -1, 0], [1, -1, 0], [-1, 1, 0]]
-    + [[1, 0, 1], [-1, 0, -1], [1, 0, -1], [-1, 0, 1]]
-    + [[0, 1, 1], [0, -1, -1], [0, 1, -1], [0, -1, 1]]
-)
-W = np.array([1 / 3] + [1 / 18] * 6 + [1 / 36] * 12)
+from solver.lattice import C, W  # noqa: E402
+from solver.surfels import cut_into_cells  # noqa: E402
+from solver.volumetric_geometry import fluid_volume, swept_parcels  # noqa: E402
+
 OPP = np.array([int(np.flatnonzero((C == -c).all(axis=1))[0]) for c in C])
 ZICK_HOMSY = {0.027: 2.008, 0.064: 2.810, 0.125: 4.292, 0.216: 7.442}  # simple cubic, Table 2
 EPS = 1e-12
@@ -133,18 +134,6 @@ def volume(poly: Polyhedron) -> float:
         if a > EPS:
             total += a * abs((n / a) @ (face[0] - centre)) / 3
     return total
-
-
-def prism(tri: np.ndarray, shift: np.ndarray) -> Polyhedron:
-    """The triangle swept along `shift`."""
-    a, b, c = tri
-    return [
-        tri,
-        tri + shift,
-        np.array([a, b, b + shift, a + shift]),
-        np.array([b, c, c + shift, b + shift]),
-        np.array([c, a, a + shift, c + shift]),
-    ]
 
 
 def cell_overlaps(poly: Polyhedron) -> list[tuple[int, int, int, float]]:
@@ -220,29 +209,6 @@ class SphereBody:
         self.planes = n / np.linalg.norm(n, axis=1, keepdims=True)
         self.offsets = np.einsum("ij,ij->i", self.planes, a)
 
-    def solid_overlaps(self) -> list[tuple[int, int, int, float]]:
-        """(i, j, k, solid volume) of the cells the body touches: the cube clipped by the
-        planes of the faces that cut it (the body is convex)."""
-        out = []
-        lo = np.floor(self.centre - self.radius_out() - 1).astype(int)
-        hi = np.ceil(self.centre + self.radius_out() + 1).astype(int)
-        corners = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], float)
-        for i in range(lo[0], hi[0]):
-            for j in range(lo[1], hi[1]):
-                for k in range(lo[2], hi[2]):
-                    pts = corners + [i, j, k]
-                    s = pts @ self.planes.T - self.offsets
-                    if (s > -EPS).all(axis=0).any():
-                        continue  # wholly outside one face's plane
-                    cutting = np.flatnonzero((s > EPS).any(axis=0))
-                    cube = unit_cube(np.array([i, j, k], float))
-                    for p in cutting:
-                        cube = clip(cube, self.planes[p], self.offsets[p])
-                    v = volume(cube)
-                    if v > 1e-13:
-                        out.append((i, j, k, v))
-        return out
-
     def radius_out(self) -> float:
         return float(np.linalg.norm(self.triangles[0, 0] - self.centre))
 
@@ -308,10 +274,6 @@ class SlabBody:
         )
 
 
-def unit_cube(lo: np.ndarray) -> Polyhedron:
-    return hexahedron([lo + [a, b, d] for a in (0, 1) for b in (0, 1) for d in (0, 1)])
-
-
 def hexahedron(c: list[np.ndarray]) -> Polyhedron:
     """The six faces of a hexahedron whose corner 4a + 2b + d lies at offsets (a, b, d)."""
     return [
@@ -330,10 +292,14 @@ class VolumetricWall:
     def __init__(self, body: SphereBody | SlabBody, merge_below: float, slip: bool) -> None:
         shape = body.shape
         self.shape, self.slip = shape, slip
-        solid = np.zeros(shape)
-        for i, j, k, v in body.solid_overlaps():
-            solid[i % shape[0], j % shape[1], k % shape[2]] += v
-        self.volume = np.clip(1.0 - solid, 0.0, 1.0)
+        surfels = cut_into_cells(body.triangles)
+        if isinstance(body, SphereBody):
+            self.volume = fluid_volume(surfels, shape[::-1]).transpose(2, 1, 0)
+        else:
+            solid = np.zeros(shape)
+            for i, j, k, v in body.solid_overlaps():
+                solid[i % shape[0], j % shape[1], k % shape[2]] += v
+            self.volume = np.clip(1.0 - solid, 0.0, 1.0)
         self.volume[self.volume < 1e-9] = 0.0  # slivers left by rounding in the clipping
         tris = body.triangles
         n_el = len(tris)
@@ -346,21 +312,14 @@ class VolumetricWall:
         self.t1 = t1 / np.linalg.norm(t1, axis=1, keepdims=True)
         self.t2 = np.cross(self.normal, self.t1)
         self.centre = tris.mean(axis=1)
-        rows_in, rows_out = [], []
-        for e in range(n_el):
-            for q in range(1, 19):
-                cn = C[q] @ self.normal[e]
-                if abs(cn) < 1e-12:
-                    continue
-                sign = -1 if cn < 0 else 1
-                for i, j, k, v in cell_overlaps(prism(tris[e], sign * C[q].astype(float))):
-                    cell = np.ravel_multi_index((i % shape[0], j % shape[1], k % shape[2]), shape)
-                    (rows_in if sign < 0 else rows_out).append((e, q, cell, v))
-        rin, rout = np.array(rows_in), np.array(rows_out)
-        self.in_el, self.in_q = rin[:, 0].astype(int), rin[:, 1].astype(int)
-        self.in_cell, self.in_vol = rin[:, 2].astype(int), rin[:, 3]
-        self.out_el, self.out_q = rout[:, 0].astype(int), rout[:, 1].astype(int)
-        self.out_cell, self.out_vol = rout[:, 2].astype(int), rout[:, 3]
+        # each triangle one element: its surfels' parcels, exact (solver/volumetric_geometry.py)
+        parcels = swept_parcels(surfels, element=surfels.triangle)
+        cell = np.ravel_multi_index(tuple((parcels.cell % np.array(shape)).T), shape)
+        inc, out = ~parcels.outgoing, parcels.outgoing
+        self.in_el, self.in_q = parcels.element[inc], parcels.q[inc]
+        self.in_cell, self.in_vol = cell[inc], parcels.volume[inc]
+        self.out_el, self.out_q = parcels.element[out], parcels.q[out]
+        self.out_cell, self.out_vol = cell[out], parcels.volume[out]
         ijk = np.array(np.unravel_index(self.in_cell, shape))
         dest = (ijk + C[self.in_q].T) % np.array(shape)[:, None]
         self.in_dest = np.ravel_multi_index(tuple(dest), shape)
