@@ -155,8 +155,8 @@ def _surfel_parcels(surfels: Surfels) -> Parcels:
 
 
 def _merge(parcels: Parcels) -> Parcels:
-    """One parcel per (element, q, cell), the volumes summed."""
-    key = np.stack([parcels.element, parcels.q, *parcels.cell.T])
+    """One parcel per (element, q, cell, outgoing), the volumes summed."""
+    key = np.stack([parcels.element, parcels.q, *parcels.cell.T, parcels.outgoing])
     order = np.lexsort(key[::-1])
     key = key[:, order]
     first = np.ones(key.shape[1], bool)
@@ -165,18 +165,18 @@ def _merge(parcels: Parcels) -> Parcels:
     return Parcels(
         element=key[0, start],
         q=key[1, start],
-        cell=key[2:, start].T.copy(),
+        cell=key[2:5, start].T.copy(),
         volume=np.add.reduceat(parcels.volume[order], start),
-        outgoing=parcels.outgoing[order][start],
+        outgoing=key[5, start].astype(bool),
     )
 
 
 def swept_parcels(
     surfels: Surfels, element: np.ndarray | None = None, chunk: int = 20_000
 ) -> Parcels:
-    """The swept prisms' parcels, one per (element, q, cell): element [m] gives each surfel's
-    element (the surfels of one element must lie in one plane, so that they agree on which
-    directions leave the surface); by default each surfel is its own."""
+    """The swept prisms' parcels, one per (element, q, cell, outgoing): element [m] gives each
+    surfel's element (by default each surfel is its own). An element of surfels in different
+    planes may have prisms of one direction both ways, in and out."""
     element = np.arange(len(surfels.cell)) if element is None else np.asarray(element)
     parts = []
     for i in range(0, len(surfels.cell), chunk):

@@ -211,3 +211,37 @@ def step_periodic_entropic(
         omega = entropic_omega(cell, tau0, cs_smag, g)
         out[(slice(None), *idx)] = collide_entropic(cell, omega, g, projection=projection)
     return out
+
+
+# ---- the volumetric wall's streaming (solver/volumetric_wall.py), the kernels' reference
+
+
+def volumetric_stream(f_post: np.ndarray, wall) -> tuple[np.ndarray, np.ndarray]:
+    """One streaming step of post-collision densities f_post[q, z, y, x] past a no-slip
+    volumetric wall (each element bounces back what it gathers: gamma_out[e, q] =
+    gamma_in[e, opp(q)]); returns the new populations (zero in solid cells) and the momentum the
+    body took, sum over elements and q of c_q (gamma_in - gamma_out)."""
+    opp = np.array([int(np.flatnonzero((C == -c).all(axis=1))[0]) for c in C])
+    flat = f_post.reshape(len(C), -1)
+    n_el = len(wall.element_cell)
+    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
+    gamma_in = np.zeros((n_el, len(C)))
+    np.add.at(
+        gamma_in,
+        (owner, wall.gather_q),
+        wall.gather_volume * flat[wall.gather_q, wall.gather_cell],
+    )
+    gamma_out = gamma_in[:, opp]
+    pulled = np.stack(
+        [np.roll(f_post[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
+    ).reshape(len(C), -1)
+    pulled[:, wall.slot_cell] *= wall.keep.T
+    slot = np.repeat(wall.slot_cell, np.diff(wall.scatter_start))
+    np.add.at(
+        pulled,
+        (wall.scatter_q, slot),
+        wall.scatter_weight * gamma_out[wall.scatter_element, wall.scatter_q],
+    )
+    pulled[:, wall.volume.ravel() == 0] = 0.0
+    force = C.T.astype(float) @ (gamma_in - gamma_out).sum(axis=0)
+    return pulled.reshape(f_post.shape), force

@@ -1,0 +1,179 @@
+"""The volumetric wall's tables for the kernels: what each surface element gathers, and how each
+cell near the body streams (Chen, Teixeira & Molvig 1998, Int. J. Mod. Phys. C 9, 1281; the
+geometry from `solver/volumetric_geometry.py`; the method in `docs/solver.md`, "The volumetric
+wall").
+
+Every cell with fluid in it is a fluid cell holding its fluid volume V (cells^3); its populations
+are densities, mass V f. One element per cut cell (the surfels in it, their area vectors summed)
+takes, each step, the particles its prisms along -c_q hold, gamma_in[e, q] = sum v f_q(cell)
+over its incoming parcels, and sends gamma_out[e, q] into its prisms along +c_q, spread by volume.
+A cell x near the body then streams
+
+    f_q(x) = keep[x, q] f_q(x - c_q) + sum over its entries (e, q, w) of w gamma_out[e, q],
+
+keep[x, q] = (V(x - c_q) - I(x - c_q, q)) / V(x), I(y, q) the volume of the incoming parcels of
+direction q in cell y (what the surface intercepts of y's fluid), and w = v / (V(x) A_out[e, q])
+for an outgoing parcel of volume v in x (A_out[e, q] the element's outgoing prisms' volume).
+Every other fluid cell pulls plainly (keep = 1, no entries).
+
+Cells are flat indices n = x + nx (y + ny z); periodic axes wrap, and a mesh crossing a periodic
+face must carry its images (as `shapes/turned_slabs.py` does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.lattice import C, Q
+from solver.surfels import cut_into_cells
+from solver.volumetric_geometry import fluid_volume, swept_parcels
+
+
+@dataclass(frozen=True)
+class VolumetricWall:
+    """The tables, numpy, float64 (the backends cast). volume (z, y, x) [cells^3]; per element:
+    area vector [E, 3] [cells^2] (outward), gather CSR (gather_start [E + 1], gather_q,
+    gather_cell, gather_volume), swept_out [E, Q] (the outgoing prisms' volume); per slot (a
+    cell that does not pull plainly): slot_cell [S], keep [S, Q], scatter CSR (scatter_start
+    [S + 1], scatter_element, scatter_q, scatter_weight); solid_parcel_volume, the prisms' volume
+    that fell in cells without fluid and was left out [cells^3]."""
+
+    volume: np.ndarray
+    element_cell: np.ndarray
+    area_vector: np.ndarray
+    gather_start: np.ndarray
+    gather_q: np.ndarray
+    gather_cell: np.ndarray
+    gather_volume: np.ndarray
+    swept_out: np.ndarray
+    slot_cell: np.ndarray
+    keep: np.ndarray
+    scatter_start: np.ndarray
+    scatter_element: np.ndarray
+    scatter_q: np.ndarray
+    scatter_weight: np.ndarray
+    solid_parcel_volume: float
+
+
+def _csr_start(owner: np.ndarray, n: int) -> np.ndarray:
+    """Start offsets [n + 1] of rows sorted by owner."""
+    return np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n))]).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class _Box:
+    """The grid's cells as flat indices, wrapped on its periodic axes."""
+
+    shape_zyx: tuple[int, int, int]
+    periodic: np.ndarray  # bool (x, y, z)
+
+    @property
+    def size(self) -> np.ndarray:
+        return np.array(self.shape_zyx[::-1])
+
+    def flat(self, xyz: np.ndarray) -> np.ndarray:
+        """Flat indices of cells (i, j, k); -1 for a cell past a face that does not wrap."""
+        size = self.size
+        xyz = np.where(self.periodic, xyz % size, xyz)
+        outside = ((xyz < 0) | (xyz >= size)).any(axis=1)
+        return np.where(outside, -1, xyz[:, 0] + size[0] * (xyz[:, 1] + size[1] * xyz[:, 2]))
+
+    def neighbour(self, cell: np.ndarray, step: np.ndarray) -> np.ndarray:
+        """Flat indices of cell + step for flat cells (-1 past a face that does not wrap)."""
+        nx, ny, _ = self.size
+        return self.flat(np.stack([cell % nx, (cell // nx) % ny, cell // (nx * ny)], 1) + step)
+
+
+def _inside(box: _Box, xyz: np.ndarray) -> np.ndarray:
+    flat = box.flat(xyz)
+    if (flat < 0).any():
+        raise ValueError("the body's volumetric wall reaches past a non-periodic face of the box")
+    return flat
+
+
+def _source_volumes(
+    box: _Box, volume: np.ndarray, candidate: np.ndarray, incoming: tuple[np.ndarray, ...]
+) -> np.ndarray:
+    """V(x - c_q) - I(x - c_q, q) [len(candidate), Q] (V(x) for q = 0, whose particles stay;
+    1 for a source past a face that does not wrap, which that face's rule fills)."""
+    in_q, in_cell, in_vol = incoming
+    n_cells = volume.size
+    key, where = np.unique(in_q * n_cells + in_cell, return_inverse=True)
+    intercepted = np.bincount(where, weights=in_vol)
+    out = np.ones((len(candidate), Q))
+    out[:, 0] = volume[candidate]
+    for q in range(1, Q):
+        source = box.neighbour(candidate, -C[q])
+        inside = np.flatnonzero(source >= 0)
+        at = np.minimum(np.searchsorted(key, q * n_cells + source[inside]), len(key) - 1)
+        hit = key[at] == q * n_cells + source[inside]
+        out[inside, q] = volume[source[inside]] - np.where(hit, intercepted[at], 0.0)
+    return out
+
+
+def build_volumetric_wall(
+    triangles_cells: np.ndarray, shape_zyx: tuple[int, int, int], periodic: np.ndarray
+) -> VolumetricWall:
+    """The tables of a closed, outward-oriented mesh, triangles [m, 3, 3] in cells (cell (i, j, k)
+    the unit cube from (i, j, k)), in a box of shape (nz, ny, nx) with periodic (x, y, z)."""
+    box = _Box(shape_zyx, np.asarray(periodic, bool))
+    nz, ny, nx = shape_zyx
+    surfels = cut_into_cells(triangles_cells, (nx, ny, nz))
+    volume = fluid_volume(surfels, shape_zyx)
+    flat_volume = volume.ravel()
+    surfels = surfels.within((nx, ny, nz))
+    element_cell, element = np.unique(_inside(box, surfels.cell), return_inverse=True)
+    n_el = len(element_cell)
+    area_vector = np.zeros((n_el, 3))
+    np.add.at(area_vector, element, surfels.area_vector)
+    parcels = swept_parcels(surfels, element)
+    target = _inside(box, parcels.cell)
+    # parcels in cells without fluid: rounding (1e-15) where the surface lies on the cells'
+    # faces; more where prisms of a concave surface cross the body
+    in_fluid = flat_volume[target] > 0
+    solid_parcels = float(parcels.volume[~in_fluid].sum())
+    parcels, target = parcels.take(in_fluid), target[in_fluid]
+    inc, out = ~parcels.outgoing, parcels.outgoing
+    gather = np.lexsort((parcels.q[inc], parcels.element[inc]))
+    in_el, in_q = parcels.element[inc][gather], parcels.q[inc][gather]
+    in_cell, in_vol = target[inc][gather], parcels.volume[inc][gather]
+    out_el, out_q, out_cell = parcels.element[out], parcels.q[out], target[out]
+    swept_out = np.zeros((n_el, Q))
+    np.add.at(swept_out, (out_el, out_q), parcels.volume[out])
+    # the cells whose pull may differ from the plain one: a cut cell, a cell whose source is cut
+    # or intercepted, a cell the elements send into
+    touched = np.union1d(np.flatnonzero(flat_volume < 1), in_cell)
+    near = np.concatenate([box.neighbour(touched, C[q]) for q in range(1, Q)])
+    candidate = np.union1d(np.union1d(touched, near), out_cell)
+    candidate = candidate[candidate >= 0]
+    candidate = candidate[flat_volume[candidate] > 0]
+    source_volume = _source_volumes(box, flat_volume, candidate, (in_q, in_cell, in_vol))
+    special = (
+        (flat_volume[candidate] < 1)
+        | (source_volume != 1).any(axis=1)
+        | np.isin(candidate, out_cell)
+    )
+    slot_cell = candidate[special]
+    slot_of = np.full(flat_volume.size, -1, np.int64)
+    slot_of[slot_cell] = np.arange(len(slot_cell))
+    weight = parcels.volume[out] / (flat_volume[out_cell] * swept_out[out_el, out_q])
+    scatter = np.argsort(slot_of[out_cell], kind="stable")
+    return VolumetricWall(
+        volume=volume,
+        element_cell=element_cell,
+        area_vector=area_vector,
+        gather_start=_csr_start(in_el, n_el),
+        gather_q=in_q,
+        gather_cell=in_cell,
+        gather_volume=in_vol,
+        swept_out=swept_out,
+        slot_cell=slot_cell,
+        keep=source_volume[special] / flat_volume[slot_cell, None],
+        scatter_start=_csr_start(slot_of[out_cell], len(slot_cell)),
+        scatter_element=out_el[scatter],
+        scatter_q=out_q[scatter],
+        scatter_weight=weight[scatter],
+        solid_parcel_volume=solid_parcels,
+    )
