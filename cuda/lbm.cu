@@ -150,6 +150,12 @@ extern "C" __global__ void lbm_subgrid_taus(const LbmParams p) {
         lbm_subgrid_tau_cell<LBM_SUBGRID_VREMAN>(p, n, x, y, z);
 }
 
+// The volumetric wall's gather (lbm_volumetric.cuh), one thread per element, before lbm_step.
+extern "C" __global__ void lbm_volumetric_gather_elements(const lbm_pop* __restrict__ f, const LbmParams p) {
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < p.n_vol_elements) lbm_volumetric_gather(f, p, e);
+}
+
 // The surface rule's pooling (lbm_wall_pool.cuh), one thread per slot: the residuals, then the apply.
 extern "C" __global__ void lbm_pool_residual_slots(const LbmParams p) {
     const int k = blockIdx.x * blockDim.x + threadIdx.x;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "lbm_subgrid.cuh"
+#include "lbm_volumetric.cuh"
 #include "lbm_wall_model.cuh"
 
 // Index of the cell a bulk cell pulls link (cx, cy, cz) from, from the names xm, x, xp, ym, y, yp,
@@ -120,6 +121,10 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
                                                        const long long slot, const int x, const int y,
                                                        const int z, float* f, float* force,
                                                        float* friction) {
+    if (p.n_vol_elements && p.vol_index[n] >= 0) {  // the volumetric wall (lbm_volumetric.cuh)
+        lbm_volumetric_pull<kLayout>(f_src, p, n, p.vol_index[n], x, y, z, f);
+        return false;
+    }
     // Interpolated bounce-back does not return to the cell the mass its body links send to the
     // wall (the sum of f_out - f_in over them). Under the wall model's surface rule, whose slip is solved from
     // the links' exchange, the defect goes back to those links in proportion to their weights, so

@@ -178,6 +178,22 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, pool_weight)    /* their weights */                                      \
     X(float*, pool_residual)        /* [4 k] each slot's residuals (lbm_wall_pool.cuh) */   \
     X(int, n_pool_slots)            /* slots the pooling visits; 0: no pooling */            \
+    X(const int*, vol_index)        /* [n] the volumetric wall's slot s of each cell, or -1  \
+                                       (lbm_volumetric.cuh; solver/volumetric_wall.py) */   \
+    X(const float*, vol_keep)       /* [19 s] each slot's share of its links' sources */    \
+    X(const int*, vol_scatter_start) /* [s + 1] where each slot's entries start */          \
+    X(const int*, vol_scatter)      /* the entries, 19 e + q: element e's outgoing link q */ \
+    X(const float*, vol_scatter_weight) /* their weights v / (V A_out) */                    \
+    X(const int*, vol_gather_start) /* [19 E + 1] where element e's parcels of link q start \
+                                       (at 19 e + q) */                                     \
+    X(const long long*, vol_gather_at) /* the parcels' populations, q S + cell */           \
+    X(const float*, vol_gather_volume) /* their volumes (cells^3) */                        \
+    X(const float*, vol_swept)      /* [19 E] each element's outgoing prisms' volume by link \
+                                       (A |c . n| for a plane element) */                   \
+    X(float*, vol_gamma)            /* [19 E] what each element sends along each link, shifted \
+                                       by w_q times that volume (lbm_volumetric_gather) */   \
+    X(float*, vol_force)            /* [3 E] each element's momentum exchange in the step */ \
+    X(int, n_vol_elements)          /* the volumetric wall's elements; 0: none */            \
     X(float*, sgs_moments)          /* [4 n] whether each cell flows (1 or 0), and its       \
                                        velocity at its last collision, for the gradient's   \
                                        subgrid models (lbm_subgrid.cuh) */                  \

@@ -76,6 +76,23 @@ def pack_params(values: Mapping[str, Any], address: Callable[[Any], int]) -> Ker
     return KernelParams(values=dict(values), record=record)
 
 
+#: The volumetric wall's fields where there is none (n_vol_elements 0: the kernels read none).
+NO_VOLUMETRIC_WALL: dict[str, Any] = {
+    "vol_index": np.zeros(0, np.int32),
+    "vol_keep": np.zeros(0, np.float32),
+    "vol_scatter_start": np.zeros(1, np.int32),
+    "vol_scatter": np.zeros(0, np.int32),
+    "vol_scatter_weight": np.zeros(0, np.float32),
+    "vol_gather_start": np.zeros(1, np.int32),
+    "vol_gather_at": np.zeros(0, np.int64),
+    "vol_gather_volume": np.zeros(0, np.float32),
+    "vol_swept": np.zeros(0, np.float32),
+    "vol_gamma": np.zeros(0, np.float32),
+    "vol_force": np.zeros(0, np.float32),
+    "n_vol_elements": 0,
+}
+
+
 def wall_fill_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:
     """What is filled into the walls before each step (solver/wall_fill.py, filled_walls), host
     arrays: the free-slip walls' copies (freeslip_dst, freeslip_src, n_freeslip: freeslip_fill)
@@ -120,6 +137,7 @@ def plain_box_values(
         "pool_weight": np.zeros(0, np.float32),
         "pool_residual": np.zeros(0, np.float32),
         "n_pool_slots": 0,
+        **NO_VOLUMETRIC_WALL,
         "sgs_moments": np.zeros(0, np.float32),
         "tau_eddy": np.zeros(0, np.float32),
         **wall_fill_params(flags, lattice.plane_stride(flags.size)),

@@ -33,7 +33,7 @@ from solver.grid import (
     relaxation_times,
     wall_mask,
 )
-from solver.kernel_params import KernelParams, pack_params, wall_fill_params
+from solver.kernel_params import NO_VOLUMETRIC_WALL, KernelParams, pack_params, wall_fill_params
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
 from solver.streaming import (
@@ -210,6 +210,10 @@ class Simulation:
             "pool_weight": backend.asarray(pool.weight),
             "pool_residual": backend.zeros((4 * pool.n_slots,), np.float32),
             "n_pool_slots": pool.n_slots,
+            **{
+                key: backend.asarray(v) if isinstance(v, np.ndarray) else v
+                for key, v in NO_VOLUMETRIC_WALL.items()
+            },
             "sgs_moments": backend.zeros((4 * n if gradient_model else 0,), np.float32),
             "tau_eddy": backend.zeros((n if gradient_model else 0,), np.float32),
             **{

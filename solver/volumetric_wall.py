@@ -177,3 +177,25 @@ def build_volumetric_wall(
         scatter_weight=weight[scatter],
         solid_parcel_volume=solid_parcels,
     )
+
+
+def kernel_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarray | int]:
+    """The LbmParams fields of the volumetric wall (cuda/lbm_volumetric.cuh), host arrays."""
+    n_el = len(wall.element_cell)
+    index = np.full(wall.volume.size, -1, np.int32)
+    index[wall.slot_cell] = np.arange(len(wall.slot_cell), dtype=np.int32)
+    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
+    return {
+        "vol_index": index,
+        "vol_keep": wall.keep.astype(np.float32).ravel(),
+        "vol_scatter_start": wall.scatter_start.astype(np.int32),
+        "vol_scatter": (Q * wall.scatter_element + wall.scatter_q).astype(np.int32),
+        "vol_scatter_weight": wall.scatter_weight.astype(np.float32),
+        "vol_gather_start": _csr_start(Q * owner + wall.gather_q, Q * n_el).astype(np.int32),
+        "vol_gather_at": (wall.gather_q * plane_stride + wall.gather_cell).astype(np.int64),
+        "vol_gather_volume": wall.gather_volume.astype(np.float32),
+        "vol_swept": wall.swept_out.astype(np.float32).ravel(),
+        "vol_gamma": np.zeros(Q * n_el, np.float32),
+        "vol_force": np.zeros(3 * n_el, np.float32),
+        "n_vol_elements": n_el,
+    }

@@ -170,6 +170,13 @@ void lbm_coalesce(const lbm_pop* fine, const long long f_stride, lbm_pop* coarse
     }
 }
 
+// The volumetric wall's gather (../lbm_volumetric.cuh), before the step that reads f.
+void lbm_volumetric_gather_elements(const lbm_pop* f, const LbmParams* params) {
+    const LbmParams& p = *params;
+#pragma omp parallel for schedule(static)
+    for (int e = 0; e < p.n_vol_elements; ++e) lbm_volumetric_gather(f, p, e);
+}
+
 // The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.
 void lbm_wall_pool(lbm_pop* f, const LbmParams* params) {
     const LbmParams& p = *params;

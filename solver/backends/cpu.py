@@ -73,6 +73,7 @@ class CpuBackend(Backend):
         lib.lbm_step.argtypes = [_P, _P, _P]
         lib.lbm_step_in_place.argtypes = [_P, _P, _I]
         lib.lbm_wall_pool.argtypes = [_P, _P]
+        lib.lbm_volumetric_gather_elements.argtypes = [_P, _P]
         lib.lbm_subgrid.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_stream_copy.argtypes = [_P, _P, _LL]
@@ -86,6 +87,7 @@ class CpuBackend(Backend):
             lib.lbm_step,
             lib.lbm_step_in_place,
             lib.lbm_wall_pool,
+            lib.lbm_volumetric_gather_elements,
             lib.lbm_subgrid,
             lib.lbm_init,
             lib.lbm_fields,
@@ -133,6 +135,8 @@ class CpuBackend(Backend):
         lib = self._for(f_src)
         if params["subgrid"]:  # WALE's or Vreman's eddy viscosity (cuda/lbm_subgrid.cuh)
             lib.lbm_subgrid(_ptr(f_src), _ptr(params.record))
+        if params["n_vol_elements"]:  # the volumetric wall's gather (cuda/lbm_volumetric.cuh)
+            lib.lbm_volumetric_gather_elements(_ptr(f_src), _ptr(params.record))
         lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         if params["n_pool_slots"]:  # the surface rule's pooling (cuda/lbm_wall_pool.cuh)
             lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))
@@ -141,6 +145,9 @@ class CpuBackend(Backend):
         # sweep_demo sample and 266 us for 20,000, three times as long (docs/performance.md).
         per_slot = params["cell_force"].reshape(-1, 9)
         force[:] = np.ascontiguousarray(per_slot.T).sum(axis=1, dtype=np.float64).reshape(3, 3)
+        if params["n_vol_elements"]:  # the elements' exchange is the total
+            per_element = params["vol_force"].reshape(-1, 3)
+            force[0] += np.ascontiguousarray(per_element.T).sum(axis=1, dtype=np.float64)
 
     def explode(
         self,
@@ -212,6 +219,9 @@ class CpuBackend(Backend):
         self._for(f).lbm_step_in_place(_ptr(f), _ptr(params.record), parity)
         per_slot = params["cell_force"].reshape(-1, 9)
         force[:] = np.ascontiguousarray(per_slot.T).sum(axis=1, dtype=np.float64).reshape(3, 3)
+        if params["n_vol_elements"]:  # the elements' exchange is the total
+            per_element = params["vol_force"].reshape(-1, 3)
+            force[0] += np.ascontiguousarray(per_element.T).sum(axis=1, dtype=np.float64)
 
     def fields(
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int

@@ -147,6 +147,10 @@ class CudaBackend(Backend):
             moments = self._function("lbm_subgrid_moments", f_src)
             moments(self._blocks(n_cells), (THREADS_PER_BLOCK,), (f_src, params.record))
             self._function("lbm_subgrid_taus", f_src)(grid, (STEP_THREADS_X,), (params.record,))
+        n_vol = int(params["n_vol_elements"])
+        if n_vol:  # the volumetric wall's gather (cuda/lbm_volumetric.cuh)
+            gather = self._function("lbm_volumetric_gather_elements", f_src)
+            gather(self._blocks(n_vol), (THREADS_PER_BLOCK,), (f_src, params.record))
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
         n_pool = int(params["n_pool_slots"])
@@ -156,6 +160,8 @@ class CudaBackend(Backend):
             apply = self._function("lbm_pool_apply_slots", f_dst)
             apply(self._blocks(n_pool), (THREADS_PER_BLOCK,), (f_dst, params.record))
         self._cp.sum(params["cell_force"], axis=0, out=force)  # a tree reduction without atomics
+        if n_vol:  # the elements' exchange is the total
+            force[0] += self._cp.sum(params["vol_force"].reshape(-1, 3), axis=0)
 
     def step_in_place(self, f: Any, params: KernelParams, parity: int, force: Any) -> None:
         par = np.int32(parity)
