@@ -24,7 +24,7 @@ from solver.errors import ConfigError
 
 FACE_TYPES = ("periodic", "noslip", "freeslip", "moving", "inlet", "outflow")
 SHAPES = ("none", "sphere", "cylinder", "box", "mesh")
-BOUNCE_BACK = ("interpolated", "halfway")
+BOUNCE_BACK = ("interpolated", "halfway", "volumetric")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
@@ -89,7 +89,10 @@ class BodyConfig:
         None  # A for Cd, Cl [m^2]; default: frontal area in the domain
     )
     lift_axis: str = "z"  # the axis Cl is measured along
-    bounce_back: str = "interpolated"  # interpolated (Bouzidi et al. 2001) | halfway
+    # interpolated (Bouzidi et al. 2001) | halfway | volumetric (Chen, Teixeira & Molvig 1998:
+    # every cell with fluid in it flows, the mesh's elements send back what they gather;
+    # mesh bodies, two-buffer grids without refinement, no wall model; docs/solver.md)
+    bounce_back: str = "interpolated"
 
 
 @dataclass
@@ -430,6 +433,24 @@ def validate(case: CaseConfig) -> None:
     _require(b.axis in AXES, "body.axis", f"must be one of {AXES}")
     _require(b.lift_axis in ("y", "z"), "body.lift_axis", "must be y or z")
     _require(b.bounce_back in BOUNCE_BACK, "body.bounce_back", f"must be one of {BOUNCE_BACK}")
+    if b.bounce_back == "volumetric":
+        _require(
+            b.shape == "mesh",
+            "body.bounce_back",
+            "volumetric needs a mesh body (body.shape: mesh and a geometry.source): the "
+            "primitives take interpolated or halfway",
+        )
+        _require(
+            r.streaming == "ab" and not case.refinement.levels,
+            "body.bounce_back",
+            "volumetric runs on one two-buffer grid for now: set resolution.streaming=ab and no "
+            "refinement.levels",
+        )
+        _require(
+            wall_model(case) == "none",
+            "body.bounce_back",
+            "volumetric takes no wall model yet: set walls.model=none",
+        )
     if b.shape == "none":
         _require(
             b.reference_length_m is not None,

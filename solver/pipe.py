@@ -63,9 +63,9 @@ def pipe_statistics(sim: Simulation, fields: Fields, radius_cells: float) -> Pip
         raise ValueError(f"a pipe's statistics need a driving acceleration along +x, not {g}")
     nu = sim.units.nu_lattice
     u_tau = math.sqrt(g * radius_cells / 2.0)
-    flow_rate = (
-        float(fields.velocity[0][sim.fluid_mask].sum()) / sim.grid.nx
-    )  # per cross-section, cells^2
+    # per cross-section, cells^2; a volumetric wall's cut cells carry their fluid volume
+    volume = sim.volumetric_wall.volume if sim.volumetric_wall is not None else 1.0
+    flow_rate = float((fields.velocity[0] * volume)[sim.fluid_mask].sum()) / sim.grid.nx
     u_bulk = flow_rate / (math.pi * radius_cells**2)
     re_d = 2.0 * radius_cells * u_bulk / nu
     return PipeStatistics(

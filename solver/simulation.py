@@ -46,6 +46,7 @@ from solver.streaming import (
 from solver.subgrid import SUBGRID_MODELS, model_constant, uses_gradient
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
+from solver.volumetric_wall import VolumetricWall, kernel_values, volumetric_wall_on_grid
 from solver.wall_fill import mark_bulk
 from solver.wall_geometry import WALL_FIELDS, slot_wall_geometry
 from solver.wall_pool import wall_pool
@@ -104,9 +105,20 @@ class Simulation:
             case.resolution.streaming,
             case.resolution.subgrid,
         )
-        self.flags_host = make_flags(
-            case, self.grid, self.body.cells(self.grid) if self.body else None
+        self.volumetric_wall: VolumetricWall | None = None
+        if self.body is not None and case.body.bounce_back == "volumetric":
+            assert mesh is not None, "config validation guarantees a mesh body"
+            self.volumetric_wall = volumetric_wall_on_grid(
+                mesh.vertices_m, mesh.faces, self.grid, periodic_axes(case)
+            )
+        body_cells = (
+            self.volumetric_wall.volume == 0
+            if self.volumetric_wall is not None
+            else self.body.cells(self.grid)
+            if self.body
+            else None
         )
+        self.flags_host = make_flags(case, self.grid, body_cells)
         if ghost_cells is not None:
             self.flags_host[ghost_cells] = lattice.GHOST
             mark_bulk(self.flags_host)
@@ -139,6 +151,8 @@ class Simulation:
         self.flags_host[self.slot_host >= 0] &= ~np.uint8(
             lattice.BULK
         )  # reporting cells take the general path
+        if self.volumetric_wall is not None:  # its cells pull by its tables
+            self.flags_host.reshape(-1)[self.volumetric_wall.slot_cell] &= ~np.uint8(lattice.BULK)
         n_slots = int(self.slot_host.max()) + 1
         interpolated = self.body is not None and case.body.bounce_back == "interpolated"
         link_q = (
@@ -212,7 +226,11 @@ class Simulation:
             "n_pool_slots": pool.n_slots,
             **{
                 key: backend.asarray(v) if isinstance(v, np.ndarray) else v
-                for key, v in NO_VOLUMETRIC_WALL.items()
+                for key, v in (
+                    kernel_values(self.volumetric_wall, self.plane_stride)
+                    if self.volumetric_wall is not None
+                    else NO_VOLUMETRIC_WALL
+                ).items()
             },
             "sgs_moments": backend.zeros((4 * n if gradient_model else 0,), np.float32),
             "tau_eddy": backend.zeros((n if gradient_model else 0,), np.float32),

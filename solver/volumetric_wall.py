@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.grid import Grid
 from solver.lattice import C, Q
 from solver.surfels import cut_into_cells
 from solver.volumetric_geometry import fluid_volume, swept_parcels
@@ -199,3 +200,12 @@ def kernel_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarr
         "vol_force": np.zeros(3 * n_el, np.float32),
         "n_vol_elements": n_el,
     }
+
+
+def volumetric_wall_on_grid(
+    vertices_m: np.ndarray, faces: np.ndarray, grid: Grid, periodic: np.ndarray
+) -> VolumetricWall:
+    """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z)."""
+    lo_cell_m = grid.origin_m - np.asarray(grid.ghost_lo) * grid.dx_m  # where cell 0 starts
+    triangles = ((np.asarray(vertices_m, float) - lo_cell_m) / grid.dx_m)[np.asarray(faces)]
+    return build_volumetric_wall(triangles, grid.shape_zyx, periodic)
