@@ -239,9 +239,13 @@ def main() -> int:
     h_cells = float(CELLS_PER_H)
     u_tau = math.sqrt(sim.body_accel_lattice[0] * h_cells)
     gap_share = 2.0 * math.hypot(a, b) * CELLS_PER_H / period_cells(a, b)
-    flow_rate = float(result.best_fields.velocity[0][sim.fluid_mask].sum()) / sim.grid.nx
+    # a volumetric wall's cut cells hold their fluid volume (body.bounce_back=volumetric)
+    volume = sim.volumetric_wall.volume if sim.volumetric_wall is not None else 1.0
+    flow_rate = float((result.best_fields.velocity[0] * volume)[sim.fluid_mask].sum()) / sim.grid.nx
     u_bulk = flow_rate / (sim.grid.ny * sim.grid.nz * gap_share)
-    voxel_area = float(sim.fluid_mask.sum()) / sim.grid.nx
+    voxel_area = (
+        float(np.broadcast_to(volume, sim.fluid_mask.shape)[sim.fluid_mask].sum()) / sim.grid.nx
+    )
     cf = 2.0 * (u_tau / u_bulk) ** 2
     nu = sim.units.nu_lattice
     rows = profile(a, b, result.best_fields.velocity[0], u_tau, nu)

@@ -153,7 +153,11 @@ extern "C" __global__ void lbm_subgrid_taus(const LbmParams p) {
 // The volumetric wall's gather (lbm_volumetric.cuh), one thread per element, before lbm_step.
 extern "C" __global__ void lbm_volumetric_gather_elements(const lbm_pop* __restrict__ f, const LbmParams p) {
     const int e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e < p.n_vol_elements) lbm_volumetric_gather(f, p, e);
+    if (e >= p.n_vol_elements) return;
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_volumetric_gather<LBM_COLLISION_ENTROPIC>(f, p, e);
+    else
+        lbm_volumetric_gather<LBM_COLLISION_BGK>(f, p, e);
 }
 
 // The surface rule's pooling (lbm_wall_pool.cuh), one thread per slot: the residuals, then the apply.

@@ -141,6 +141,10 @@ __constant__ int LBM_LINK_OF[27] = {
 // case is -0.0f because x + (-0.0f) == x exactly, so compilers drop it from sums.
 #define LBM_CV(c, v) ((c) > 0 ? (v) : ((c) < 0 ? -(v) : -0.0f))
 
+// Floats per element in vol_law (solver/volumetric_law.py, LAW_FIELDS): normal 3, tangents 6,
+// area 1, slip 2 x 19, stress 2 x 19, the input's weights 8.
+#define LBM_VOL_LAW_FIELDS 94
+
 // Floats per slot in slot_wall (solver/wall_geometry.py, WALL_FIELDS).
 #define LBM_WALL_FIELDS 6
 
@@ -194,6 +198,12 @@ __constant__ int LBM_LINK_OF[27] = {
                                        by w_q times that volume (lbm_volumetric_gather) */   \
     X(float*, vol_force)            /* [3 E] each element's momentum exchange in the step */ \
     X(int, n_vol_elements)          /* the volumetric wall's elements; 0: none */            \
+    X(const float*, vol_law)        /* [LBM_VOL_LAW_FIELDS E] each element's law of the wall: \
+                                       normal, tangents, area, slip and stress shapes, the  \
+                                       input's weights (solver/volumetric_law.py) */        \
+    X(const long long*, vol_probe)  /* [8 E] the cells its input is read from */            \
+    X(float, vol_sample)            /* the input's distance from the surface (cells) */     \
+    X(int, vol_law_on)              /* 1: the elements take the law (walls.model loglaw) */ \
     X(float*, sgs_moments)          /* [4 n] whether each cell flows (1 or 0), and its       \
                                        velocity at its last collision, for the gradient's   \
                                        subgrid models (lbm_subgrid.cuh) */                  \

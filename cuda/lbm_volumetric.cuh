@@ -7,35 +7,94 @@
 // keep = (V(x - c_q) - I(x - c_q, q)) / V(x) and weight = v / (V(x) A_out[e, q]). Populations are
 // stored shifted (f - w_q, lbm_lattice.cuh) and the pull takes them as they are: by the
 // transport identity keep + sum of the weights times A_out = 1 (tests/test_volumetric_wall.py),
-// so the shifts' own terms cancel, and gamma holds the shifted gather. No slip: each element sends
-// back along the opposite link what it gathered.
+// so the shifts' own terms cancel, and gamma holds what the element sends less w_q A_out. No slip:
+// each element sends back along the opposite link what it gathered; with the law of the wall it
+// also hands back the tangential momentum less the law's force (lbm_volumetric_gather).
 #pragma once
 
-#include "lbm_boundaries.cuh"
+#include "lbm_wall_model.cuh"
 
-// Pass before the step, element e: gamma[19 e + opp(q)] = sum over its parcels of link q of
-// v f_q (shifted), and its momentum exchange, sum over q of c_q (gamma_in - gamma_out) with the
-// shifts put back (the rest state's pressure on the element, w_q A_out).
+// The law's force on element e's fluid along its tangents, F_k = rho u_tau^2 A (u_t . t_k) / |u_t|,
+// from the velocity u_t along the surface at its input (trilinear over vol_probe's cells, their
+// last post-collision populations) and Spalding's law at the input's distance (lbm_wall_model.cuh).
+template <int kCollision>
+__device__ __forceinline__ void lbm_volumetric_law_force(const lbm_pop* __restrict__ f, const LbmParams& p,
+                                                         const int e, const float* law, float* force_t) {
+    float rho = 0.0f, u[3] = {0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < 8; ++i) {
+        const float weight = law[86 + i];
+        if (weight == 0.0f) continue;
+        const long long c = p.vol_probe[8 * e + i];
+        const int cx = (int)(c % p.nx), cy = (int)((c / p.nx) % p.ny), cz = (int)(c / ((long long)p.nx * p.ny));
+        float rho_c, u_c[3];
+        lbm_sample_velocity<kCollision>(f, p, c, cx, cy, cz, &rho_c, u_c);
+        rho += weight * rho_c;
+        LBM_UNROLL
+        for (int k = 0; k < 3; ++k) u[k] += weight * u_c[k];
+    }
+    const float u_n = u[0] * law[0] + u[1] * law[1] + u[2] * law[2];
+    float u_t[3];
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) u_t[k] = u[k] - u_n * law[k];
+    const float speed = sqrtf(u_t[0] * u_t[0] + u_t[1] * u_t[1] + u_t[2] * u_t[2]);
+    force_t[0] = force_t[1] = 0.0f;
+    if (!(speed > 0.0f)) return;
+    const float u_plus = lbm_spalding_u_plus(p, speed * p.vol_sample / p.nu_lattice);
+    const float u_tau = speed / u_plus;
+    const float per_speed = rho * u_tau * u_tau * law[9] / speed;
+    force_t[0] = per_speed * (u_t[0] * law[3] + u_t[1] * law[4] + u_t[2] * law[5]);
+    force_t[1] = per_speed * (u_t[0] * law[6] + u_t[1] * law[7] + u_t[2] * law[8]);
+}
+
+// Pass before the step, element e: what its incoming prisms hold of each link's post-collision
+// populations, in[q] = sum over its parcels of link q of v f_q (stored shifted; in + w_q A_in is
+// the gather), sent back along the opposite link (no slip); with the law (vol_law_on) the
+// tangential momentum it gathered is handed back (free slip) less the law's force
+// (solver/volumetric_law.py). gamma holds what it sends, shifted by w_q A_out, and vol_force its
+// momentum exchange, sum over q of c_q (gather - send).
+template <int kCollision>
 __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict__ f, const LbmParams& p,
                                                       const int e) {
     float* gamma = p.vol_gamma + 19 * e;
     const float* swept = p.vol_swept + 19 * e;
-    float force[3] = {0.0f, 0.0f, 0.0f};
-    gamma[0] = 0.0f;
+    float gather[19], send[19];
+    gather[0] = send[0] = 0.0f;
 #define LBM_VOL_GATHER(q, cx, cy, cz, w)                                                      \
     if (q > 0) {                                                                              \
         float in = 0.0f;                                                                      \
         for (int i = p.vol_gather_start[19 * e + q]; i < p.vol_gather_start[19 * e + q + 1]; ++i) \
             in += p.vol_gather_volume[i] * lbm_pop_load(f[p.vol_gather_at[i]]);                \
-        gamma[LBM_OPP(q)] = in;                                                               \
-        /* in and out along c_q and -c_q: the exchange is 2 c_q (in + w_q A_in) */           \
-        const float both = 2.0f * (in + (w) * swept[LBM_OPP(q)]);                             \
-        force[0] += LBM_CV(cx, both);                                                         \
-        force[1] += LBM_CV(cy, both);                                                         \
-        force[2] += LBM_CV(cz, both);                                                         \
+        gather[q] = in + (w) * swept[LBM_OPP(q)];                                             \
     }
     D3Q19_LINKS(LBM_VOL_GATHER)
 #undef LBM_VOL_GATHER
+    LBM_UNROLL
+    for (int q = 1; q < 19; ++q) send[q] = gather[LBM_OPP(q)];
+    if (p.vol_law_on) {
+        const float* law = p.vol_law + LBM_VOL_LAW_FIELDS * e;
+        float momentum_t[2] = {0.0f, 0.0f}, force_t[2];
+#define LBM_VOL_TANGENTIAL(q, cx, cy, cz, w)                                                     \
+    momentum_t[0] += gather[q] * (LBM_CV(cx, law[3]) + LBM_CV(cy, law[4]) + LBM_CV(cz, law[5])); \
+    momentum_t[1] += gather[q] * (LBM_CV(cx, law[6]) + LBM_CV(cy, law[7]) + LBM_CV(cz, law[8]));
+        D3Q19_LINKS(LBM_VOL_TANGENTIAL)
+#undef LBM_VOL_TANGENTIAL
+        lbm_volumetric_law_force<kCollision>(f, p, e, law, force_t);
+        for (int q = 1; q < 19; ++q)
+            send[q] += law[10 + q] * momentum_t[0] + law[29 + q] * momentum_t[1] -
+                       law[48 + q] * force_t[0] - law[67 + q] * force_t[1];
+    }
+    float force[3] = {0.0f, 0.0f, 0.0f};
+    gamma[0] = 0.0f;
+#define LBM_VOL_SEND(q, cx, cy, cz, w)                     \
+    if (q > 0) {                                           \
+        gamma[q] = send[q] - (w) * swept[q];               \
+        const float exchange = gather[q] - send[q];        \
+        force[0] += LBM_CV(cx, exchange);                  \
+        force[1] += LBM_CV(cy, exchange);                  \
+        force[2] += LBM_CV(cz, exchange);                  \
+    }
+    D3Q19_LINKS(LBM_VOL_SEND)
+#undef LBM_VOL_SEND
     LBM_UNROLL
     for (int i = 0; i < 3; ++i) p.vol_force[3 * e + i] = force[i];
 }

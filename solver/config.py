@@ -90,8 +90,9 @@ class BodyConfig:
     )
     lift_axis: str = "z"  # the axis Cl is measured along
     # interpolated (Bouzidi et al. 2001) | halfway | volumetric (Chen, Teixeira & Molvig 1998:
-    # every cell with fluid in it flows, the mesh's elements send back what they gather;
-    # mesh bodies, two-buffer grids without refinement, no wall model; docs/solver.md)
+    # every cell with fluid in it flows, the mesh's elements send back what they gather, with
+    # the wall model the law's stress on each element; mesh bodies, two-buffer grids without
+    # refinement; docs/solver.md)
     bounce_back: str = "interpolated"
 
 
@@ -447,9 +448,9 @@ def validate(case: CaseConfig) -> None:
             "refinement.levels",
         )
         _require(
-            wall_model(case) == "none",
-            "body.bounce_back",
-            "volumetric takes no wall model yet: set walls.model=none",
+            case.walls.pool_cells == 0,
+            "walls.pool_cells",
+            "pools the surface rule's exchange, not the volumetric wall's: set walls.pool_cells=0",
         )
     if b.shape == "none":
         _require(

@@ -90,6 +90,10 @@ NO_VOLUMETRIC_WALL: dict[str, Any] = {
     "vol_gamma": np.zeros(0, np.float32),
     "vol_force": np.zeros(0, np.float32),
     "n_vol_elements": 0,
+    "vol_law": np.zeros(0, np.float32),
+    "vol_probe": np.zeros(0, np.int64),
+    "vol_sample": 0.0,
+    "vol_law_on": 0,
 }
 
 

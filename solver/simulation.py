@@ -46,6 +46,7 @@ from solver.streaming import (
 from solver.subgrid import SUBGRID_MODELS, model_constant, uses_gradient
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
+from solver.volumetric_law import law_values, volumetric_law
 from solver.volumetric_wall import VolumetricWall, kernel_values, volumetric_wall_on_grid
 from solver.wall_fill import mark_bulk
 from solver.wall_geometry import WALL_FIELDS, slot_wall_geometry
@@ -226,11 +227,7 @@ class Simulation:
             "n_pool_slots": pool.n_slots,
             **{
                 key: backend.asarray(v) if isinstance(v, np.ndarray) else v
-                for key, v in (
-                    kernel_values(self.volumetric_wall, self.plane_stride)
-                    if self.volumetric_wall is not None
-                    else NO_VOLUMETRIC_WALL
-                ).items()
+                for key, v in self._volumetric_values(case).items()
             },
             "sgs_moments": backend.zeros((4 * n if gradient_model else 0,), np.float32),
             "tau_eddy": backend.zeros((n if gradient_model else 0,), np.float32),
@@ -314,6 +311,20 @@ class Simulation:
     # ---- state ------------------------------------------------------------------------------
     def _initialise(self) -> None:
         self.start_from(initial_moments(self.case, self.grid, self.units))
+
+    def _volumetric_values(self, case: CaseConfig) -> dict[str, Any]:
+        """The volumetric wall's kernel fields (none without one), with the wall model the law
+        on its elements, read walls.sample_cells - 1/2 cells out along each element's normal (the
+        centre of the sample_cells-th cell from a wall on the cells' faces, as the faces rule
+        reads it)."""
+        if self.volumetric_wall is None:
+            return NO_VOLUMETRIC_WALL
+        values = {**NO_VOLUMETRIC_WALL, **kernel_values(self.volumetric_wall, self.plane_stride)}
+        if wall_model(case) == "loglaw":
+            sample = case.walls.sample_cells - 0.5
+            law = volumetric_law(self.volumetric_wall, sample, periodic_axes(case))
+            values.update(law_values(law, sample))
+        return values
 
     def start_from(self, moments: np.ndarray) -> None:
         """Set both population buffers to the operator's equilibrium of moments [4, z, y, x]

@@ -34,16 +34,17 @@ from solver.volumetric_geometry import fluid_volume, swept_parcels
 
 @dataclass(frozen=True)
 class VolumetricWall:
-    """The tables, numpy, float64 (the backends cast). volume (z, y, x) [cells^3]; per element:
-    area vector [E, 3] [cells^2] (outward), gather CSR (gather_start [E + 1], gather_q,
-    gather_cell, gather_volume), swept_out [E, Q] (the outgoing prisms' volume); per slot (a
-    cell that does not pull plainly): slot_cell [S], keep [S, Q], scatter CSR (scatter_start
-    [S + 1], scatter_element, scatter_q, scatter_weight); solid_parcel_volume, the prisms' volume
-    that fell in cells without fluid and was left out [cells^3]."""
+    """The tables, numpy, float64 (the backends cast). volume (z, y, x) [cells^3]; per element: area
+    vector [E, 3] [cells^2] (outward), centroid [E, 3] [cells], gather CSR (gather_start [E +
+    1], gather_q, gather_cell, gather_volume), swept_out [E, Q] (the outgoing prisms' volume);
+    per slot (a cell that does not pull plainly): slot_cell [S], keep [S, Q], scatter CSR
+    (scatter_start [S + 1], scatter_element, scatter_q, scatter_weight); solid_parcel_volume,
+    the prisms' volume that fell in cells without fluid and was left out [cells^3]."""
 
     volume: np.ndarray
     element_cell: np.ndarray
     area_vector: np.ndarray
+    centroid: np.ndarray
     gather_start: np.ndarray
     gather_q: np.ndarray
     gather_cell: np.ndarray
@@ -127,8 +128,12 @@ def build_volumetric_wall(
     surfels = surfels.within((nx, ny, nz))
     element_cell, element = np.unique(_inside(box, surfels.cell), return_inverse=True)
     n_el = len(element_cell)
-    area_vector = np.zeros((n_el, 3))
+    area_vector, centroid = np.zeros((2, n_el, 3))
     np.add.at(area_vector, element, surfels.area_vector)
+    np.add.at(centroid, element, surfels.area[:, None] * surfels.centroid)
+    centroid /= np.maximum(np.bincount(element, weights=surfels.area, minlength=n_el), 1e-300)[
+        :, None
+    ]
     parcels = swept_parcels(surfels, element)
     target = _inside(box, parcels.cell)
     # parcels in cells without fluid: rounding (1e-15) where the surface lies on the cells'
@@ -165,6 +170,7 @@ def build_volumetric_wall(
         volume=volume,
         element_cell=element_cell,
         area_vector=area_vector,
+        centroid=centroid,
         gather_start=_csr_start(in_el, n_el),
         gather_q=in_q,
         gather_cell=in_cell,

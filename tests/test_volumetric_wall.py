@@ -179,15 +179,23 @@ def test_pipe_keeps_its_mass_and_balances_its_drive():
 
 
 @pytest.mark.parametrize(
-    "overrides, needs",
+    "case, overrides, key, needs",
     [
-        (["body.bounce_back=volumetric"], "a mesh body"),
-        (["body.bounce_back=volumetric", "walls.model=loglaw"], "no wall model"),
-        (["body.bounce_back=volumetric", "resolution.streaming=aa"], "two-buffer"),
+        ("sphere.yaml", [], "body.bounce_back", "a mesh body"),
+        ("pipe_laminar.yaml", ["resolution.streaming=aa"], "body.bounce_back", "two-buffer"),
+        (
+            "pipe_laminar.yaml",
+            ["walls.body_rule=surface", "walls.pool_cells=3"],
+            "walls.pool_cells",
+            "not the volumetric wall",
+        ),
     ],
 )
-def test_what_the_volumetric_wall_needs_is_one_line(overrides, needs):
-    """A case the volumetric wall cannot run yet names body.bounce_back and what to set."""
-    case = "sphere.yaml" if needs == "a mesh body" else "pipe_laminar.yaml"
-    with pytest.raises(ConfigError, match=f"body.bounce_back.*{needs}"):
-        load_case(ROOT / "cases" / case, overrides=overrides, schema=CASE_SCHEMA)
+def test_what_the_volumetric_wall_needs_is_one_line(case, overrides, key, needs):
+    """A case the volumetric wall cannot run yet names the key and what to set."""
+    with pytest.raises(ConfigError, match=f"{key}.*{needs}"):
+        load_case(
+            ROOT / "cases" / case,
+            overrides=["body.bounce_back=volumetric", *overrides],
+            schema=CASE_SCHEMA,
+        )

@@ -174,7 +174,12 @@ void lbm_coalesce(const lbm_pop* fine, const long long f_stride, lbm_pop* coarse
 void lbm_volumetric_gather_elements(const lbm_pop* f, const LbmParams* params) {
     const LbmParams& p = *params;
 #pragma omp parallel for schedule(static)
-    for (int e = 0; e < p.n_vol_elements; ++e) lbm_volumetric_gather(f, p, e);
+    for (int e = 0; e < p.n_vol_elements; ++e) {
+        if (p.collision == LBM_COLLISION_ENTROPIC)
+            lbm_volumetric_gather<LBM_COLLISION_ENTROPIC>(f, p, e);
+        else
+            lbm_volumetric_gather<LBM_COLLISION_BGK>(f, p, e);
+    }
 }
 
 // The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.
