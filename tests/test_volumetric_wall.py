@@ -69,7 +69,7 @@ def _parcel_stream(triangles: np.ndarray, f: np.ndarray) -> np.ndarray:
 
 def test_tables_stream_as_the_parcels(sphere):
     """The tables' pull (keep and scatter per cell) is the parcels' step, to rounding (the
-    smallest cut cells, 1e-3 of a cell, magnify it to 1e-12)."""
+    smallest cut cells, 3e-6 of a cell, magnify it to 1e-10)."""
     triangles, wall = sphere
     f = _random_state(wall.volume)
     new, _ = volumetric_stream(f, wall)
@@ -172,10 +172,15 @@ def test_pipe_keeps_its_mass_and_balances_its_drive():
     mass = (sim.fields().rho * volume).sum()
     force = sim.advance(3000)
     fields = sim.fields()
-    assert (fields.rho * volume).sum() == pytest.approx(mass, rel=1e-6)
     drive = sim.body_accel_lattice[0] * (fields.rho * volume).sum()
+    cross = np.abs(fields.velocity[1:]).max() / fields.velocity[0].max()
+    print(
+        f"measured: mass change {(fields.rho * volume).sum() / mass - 1:.2e}, exchange / drive "
+        f"{force[-100:, 0, 0].mean() / drive:.7f}, cross flow / axial {cross:.1e}"
+    )
+    assert (fields.rho * volume).sum() == pytest.approx(mass, rel=1e-6)
     assert force[-100:, 0, 0].mean() == pytest.approx(drive, rel=1e-3)
-    assert np.abs(fields.velocity[1:]).max() < 1e-3 * fields.velocity[0].max()
+    assert cross < 1e-3
 
 
 @pytest.mark.parametrize(
