@@ -36,9 +36,6 @@ class Polygons:
     vertices: np.ndarray
     count: np.ndarray
 
-    def __len__(self) -> int:
-        return len(self.count)
-
     def take(self, index: np.ndarray) -> Polygons:
         return Polygons(self.vertices[index], self.count[index])
 

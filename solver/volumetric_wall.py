@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.errors import ConfigError
 from solver.grid import Grid
 from solver.lattice import C, Q
 from solver.surfels import cut_into_cells
@@ -91,7 +92,11 @@ class _Box:
 def _inside(box: _Box, xyz: np.ndarray) -> np.ndarray:
     flat = box.flat(xyz)
     if (flat < 0).any():
-        raise ValueError("the body's volumetric wall reaches past a non-periodic face of the box")
+        raise ConfigError(
+            "key 'body.bounce_back' volumetric needs the body's surface at least a cell inside "
+            "every face of the domain that is not periodic: move the body (body.center_m or the "
+            "geometry's placement) or take body.bounce_back=interpolated"
+        )
     return flat
 
 

@@ -204,3 +204,12 @@ def test_what_the_volumetric_wall_needs_is_one_line(case, overrides, key, needs)
             overrides=["body.bounce_back=volumetric", *overrides],
             schema=CASE_SCHEMA,
         )
+
+
+def test_a_body_past_a_closed_face_is_one_line():
+    """A body whose volumetric wall would reach past a face that does not wrap: a ConfigError
+    naming body.bounce_back, not a crash."""
+    mesh = box(np.array([4.0, 4.0, 4.0]), (8.0, 8.0, 1.5), divisions=2)  # through z = 0
+    periodic = np.array([True, True, False])
+    with pytest.raises(ConfigError, match="body.bounce_back.*inside every face"):
+        build_volumetric_wall(mesh.vertices_m[mesh.faces], SHAPE, periodic)
