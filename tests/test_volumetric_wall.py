@@ -213,3 +213,25 @@ def test_a_body_past_a_closed_face_is_one_line():
     periodic = np.array([True, True, False])
     with pytest.raises(ConfigError, match="body.bounce_back.*inside every face"):
         build_volumetric_wall(mesh.vertices_m[mesh.faces], SHAPE, periodic)
+
+
+def test_the_wall_model_puts_the_law_on_the_elements():
+    """With walls.model=loglaw a volumetric case's elements take the law (vol_law_on), read
+    walls.sample_cells - 1/2 cells out; 500 steps of the pipe keep its mass to 1e-6 and its
+    exchange, with the law's slip, below the no-slip run's (the law lets the wall slip)."""
+    runs = {}
+    for model in ("none", "loglaw"):
+        case = load_case(
+            ROOT / "cases" / "pipe_laminar.yaml",
+            overrides=["body.bounce_back=volumetric", f"walls.model={model}"],
+            schema=CASE_SCHEMA,
+        )
+        sim = Simulation(case, CpuBackend(), case_mesh(case))
+        volume = sim.volumetric_wall.volume
+        mass = (sim.fields().rho * volume).sum()
+        force = sim.advance(500)
+        assert (sim.fields().rho * volume).sum() == pytest.approx(mass, rel=1e-6)
+        runs[model] = (sim.params["vol_law_on"], sim.params["vol_sample"], force[-1, 0, 0])
+    assert runs["none"][0] == 0 and runs["loglaw"][0] == 1
+    assert runs["loglaw"][1] == pytest.approx(case.walls.sample_cells - 0.5)
+    assert 0 < runs["loglaw"][2] < runs["none"][2]

@@ -219,9 +219,6 @@ class CpuBackend(Backend):
         self._for(f).lbm_step_in_place(_ptr(f), _ptr(params.record), parity)
         per_slot = params["cell_force"].reshape(-1, 9)
         force[:] = np.ascontiguousarray(per_slot.T).sum(axis=1, dtype=np.float64).reshape(3, 3)
-        if params["n_vol_elements"]:  # the elements' exchange is the total
-            per_element = params["vol_force"].reshape(-1, 3)
-            force[0] += np.ascontiguousarray(per_element.T).sum(axis=1, dtype=np.float64)
 
     def fields(
         self, f: np.ndarray, moments: np.ndarray, n_cells: int, plane_stride: int, collision: int
