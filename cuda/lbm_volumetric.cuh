@@ -51,7 +51,8 @@ __device__ __forceinline__ void lbm_volumetric_law_force(const lbm_pop* __restri
 // the gather), sent back along the opposite link (no slip); with the law (vol_law_on) the
 // tangential momentum it gathered is handed back (free slip) less the law's force
 // (solver/volumetric_law.py). gamma holds what it sends, shifted by w_q A_out, and vol_force its
-// momentum exchange, sum over q of c_q (gather - send).
+// momentum exchange, sum over q of c_q (gather - send), at gauge pressure (of f - w_q, as the
+// other walls report it): the rest state pushes no body, closed or standing on the floor.
 template <int kCollision>
 __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict__ f, const LbmParams& p,
                                                       const int e) {
@@ -88,7 +89,7 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
 #define LBM_VOL_SEND(q, cx, cy, cz, w)                     \
     if (q > 0) {                                           \
         gamma[q] = send[q] - (w) * swept[q];               \
-        const float exchange = gather[q] - send[q];        \
+        const float exchange = gather[q] - (w) * swept[LBM_OPP(q)] - gamma[q]; \
         force[0] += LBM_CV(cx, exchange);                  \
         force[1] += LBM_CV(cy, exchange);                  \
         force[2] += LBM_CV(cz, exchange);                  \
@@ -99,19 +100,35 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
     for (int i = 0; i < 3; ++i) p.vol_force[3 * e + i] = force[i];
 }
 
-// The pull of volumetric slot s (cell n at x, y, z) in the layout kLayout, into f.
+// The pull of volumetric slot s (cell n at x, y, z) in the layout kLayout, into f. A link from
+// the domain's walls (a fixed floor, a rolling road: no fluid there, solver/volumetric_wall.py)
+// takes that wall's rule times keep; a link from the body has keep 0.
 template <int kLayout>
 __device__ __forceinline__ void lbm_volumetric_pull(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                     const long long n, const int s, const int x, const int y,
                                                     const int z, float* f) {
     const float* keep = p.vol_keep + 19 * s;
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
+    long long src[19];
+    unsigned char nb[19];  // the flags of the links' sources, as lbm_moving_wall reads them
+#define LBM_VOL_SOURCE(q, cx, cy, cz, w)                                                           \
+    src[q] = lbm_wrap(x - (cx), p.nx) + nx * lbm_wrap(y - (cy), p.ny) + nxy * lbm_wrap(z - (cz), p.nz); \
+    nb[q] = p.flags[src[q]];
+    D3Q19_LINKS(LBM_VOL_SOURCE)
+#undef LBM_VOL_SOURCE
 #define LBM_VOL_PULL(q, cx, cy, cz, w)                                                                  \
     {                                                                                                   \
-        const long long src = lbm_wrap(x - (cx), p.nx) + nx * lbm_wrap(y - (cy), p.ny) +               \
-                              nxy * lbm_wrap(z - (cz), p.nz);                                           \
-        f[q] = keep[q] != 0.0f ? keep[q] * lbm_pop_load(f_src[lbm_incoming_index<kLayout>(p, q, n, src)]) \
-                               : 0.0f;                                                                  \
+        const int type = nb[q] & FLAG_TYPE_MASK;                                                        \
+        float from = 0.0f;                                                                              \
+        if (keep[q] == 0.0f) {                                                                          \
+        } else if (type == FLAG_SOLID) {                                                                \
+            from = lbm_pop_load(f_src[lbm_post_index<kLayout>(p, LBM_OPP(q), -(cx), -(cy), -(cz), n, x, y, z)]); \
+        } else if (type == FLAG_MOVING) {                                                               \
+            from = lbm_moving_wall<kLayout>(f_src, p, n, q, cx, cy, cz, nb, x, y, z);                   \
+        } else {                                                                                        \
+            from = lbm_pop_load(f_src[lbm_incoming_index<kLayout>(p, q, n, src[q])]);                   \
+        }                                                                                               \
+        f[q] = keep[q] * from;                                                                          \
     }
     D3Q19_LINKS(LBM_VOL_PULL)
 #undef LBM_VOL_PULL

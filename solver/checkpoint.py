@@ -77,6 +77,8 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
             arrays[f"velocity_sum_{level}"] = velocity
     if s.slot_force_sum is not None:
         arrays["slot_force_sum"] = s.slot_force_sum
+    if s.element_force_sum is not None:
+        arrays["element_force_sum"] = s.element_force_sum
     if ckpt.inlet_drho is not None:
         arrays["inlet_drho"] = ckpt.inlet_drho
     target = folder / FILENAME
@@ -117,6 +119,7 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
             n_samples=int(meta["n_samples"]),
             slot_force_sum=arrays.get("slot_force_sum"),
             slot_force_steps=int(meta.get("slot_force_steps", 0)),
+            element_force_sum=arrays.get("element_force_sum"),
             bulk_velocity=[float(v) for v in arrays["bulk_velocity"]],
         )
         populations = arrays["populations"]

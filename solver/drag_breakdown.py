@@ -30,6 +30,15 @@ body (where pressure + friction leave the exchange), never an input to either, a
 run's Cd. It is not given by part: a cell by a sharp edge can take, through its links, the force
 on one face while the area it stands for lies on the other, which moves drag between parts (the
 base's to the sides, on the Ahmed body) but not along x.
+
+With the volumetric wall (body.bounce_back: volumetric) the breakdown comes from its elements
+instead (element_drag_breakdown): each element's mean exchange F_e splits into its part along
+its area vector a_e, the pressure force of the gauge pressure -F_e . a_e / |a_e|^2 on it, and the
+rest, the friction; each surfel s of the element (the mesh's pieces in its cell) takes that
+pressure, less p_inf, on its own area vector a_s, and the friction by its share a_s . a_e /
+|a_e|^2. Parts follow the mesh face each surfel is part of, and Cd(x) the grid column of its
+centroid. Pressure and friction add up to the exchange, element by element, so the two curves
+are one and end at the run's Cd.
 """
 
 from __future__ import annotations
@@ -145,3 +154,43 @@ def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray, fields: Fields)
         cumulative(pressure_x + friction_x),
         cumulative(exchange_x),
     )
+
+
+def element_drag_breakdown(
+    sim: Simulation, element_force_mean: np.ndarray, fields: Fields
+) -> DragBreakdown:
+    """The breakdown of the volumetric wall's drag from its elements' mean exchange [E, 3]
+    (lattice units) and the window's mean fields (for the free stream's pressure), as the module
+    docstring says; parts those of the mesh the wall was cut from (sim.volumetric_parts)."""
+    wall = sim.volumetric_wall
+    assert wall is not None, "a volumetric wall's breakdown"
+    p_inf = (free_stream_density(sim, fields) - 1.0) / 3.0
+    area = wall.area_vector
+    norm2 = np.einsum("ea,ea->e", area, area)
+    inv_norm2 = np.where(norm2 > 0.0, 1.0 / np.where(norm2 > 0.0, norm2, 1.0), 0.0)
+    along = np.einsum("ea,ea->e", element_force_mean, area) * inv_norm2  # -p (gauge)
+    rest_x = element_force_mean[:, 0] - along * area[:, 0]
+    e, a_s = wall.surfel_element, wall.surfel_area_vector
+    share = np.einsum("sa,sa->s", a_s, area[e]) * inv_norm2[e]
+    pressure_x = (along[e] + p_inf) * a_s[:, 0]
+    friction_x = share * rest_x[e]
+    to_cd = sim.coefficients(np.array([1.0, 0.0, 0.0]))[0]
+    face_part, names = sim.volumetric_parts
+    part = np.asarray(face_part)[wall.surfel_triangle]
+    pressure_part = np.bincount(part, weights=pressure_x, minlength=len(names)) * to_cd
+    friction_part = np.bincount(part, weights=friction_x, minlength=len(names)) * to_cd
+    parts = {
+        name: (float(pressure_part[j]), float(friction_part[j])) for j, name in enumerate(names)
+    }
+    column = np.floor(wall.surfel_centroid[:, 0]).astype(np.int64)
+    first, last = int(column.min()), int(column.max())
+    per_column = np.bincount(
+        column - first, weights=pressure_x + friction_x, minlength=last - first + 1
+    )
+    cumulative = np.cumsum(per_column * to_cd)
+    x_edge = sim.grid.centers(0)[first : last + 1] + 0.5 * sim.grid.dx_m
+    nose_m = sim.surface_x_min_m
+    if not np.isfinite(nose_m):  # no surface attached: the most upstream surfel's centroid
+        cell0_m = sim.grid.origin_m[0] - sim.grid.ghost_lo[0] * sim.grid.dx_m
+        nose_m = cell0_m + wall.surfel_centroid[:, 0].min() * sim.grid.dx_m
+    return DragBreakdown(parts, x_edge - nose_m, cumulative, cumulative.copy())

@@ -452,6 +452,12 @@ class RefinedSimulation:
     def load_slot_force_sum(self, total: np.ndarray | None, steps: int) -> None:
         self.finest.load_slot_force_sum(total, steps)
 
+    def element_force_sum(self) -> np.ndarray | None:
+        return self.finest.element_force_sum()
+
+    def load_element_force_sum(self, total: np.ndarray | None) -> None:
+        self.finest.load_element_force_sum(total)
+
     def coefficients(self, force_lattice: np.ndarray) -> np.ndarray:
         """Force coefficients of finest-level lattice forces (Simulation.coefficients)."""
         return self.finest.coefficients(force_lattice)

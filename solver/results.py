@@ -15,7 +15,7 @@ from solver.atomic import write_text
 from solver.backends import Backend
 from solver.channel import channel_statistics
 from solver.config import CaseConfig, collision_operator, to_yaml, wall_model
-from solver.drag_breakdown import drag_breakdown
+from solver.drag_breakdown import drag_breakdown, element_drag_breakdown
 from solver.errors import OutputError
 from solver.lattice import BODY
 from solver.refined_simulation import RefinedSimulation
@@ -53,7 +53,11 @@ def summary(
         else {}
     )
     breakdown = {"cd_parts": None, "cd_cumulative": None}
-    if (
+    if body.reference_area_m2 is not None and result.element_force_mean_lattice is not None:
+        breakdown = element_drag_breakdown(
+            body, result.element_force_mean_lattice, result.best_fields
+        ).as_dict()
+    elif (
         body.has_surface
         and body.reference_area_m2 is not None
         and result.slot_force_mean_lattice is not None

@@ -134,6 +134,7 @@ class Runner:
         ckpt = load_checkpoint(self.checkpoint_dir, self.case, self.sim.n_populations)
         self.sim.load_populations(ckpt.populations, ckpt.state.step, ckpt.inlet_drho)
         self.sim.load_slot_force_sum(ckpt.state.slot_force_sum, ckpt.state.slot_force_steps)
+        self.sim.load_element_force_sum(ckpt.state.element_force_sum)
         self.state = ckpt.state
         log.info("resumed from step %d (%s phase)", self.state.step, self.state.phase)
 
@@ -183,6 +184,7 @@ class Runner:
             if checkpoint_due:
                 assert self.checkpoint_dir is not None
                 s.slot_force_sum, s.slot_force_steps = sim.slot_force_sum(), sim.slot_force_steps
+                s.element_force_sum = sim.element_force_sum()
                 save_checkpoint(
                     self.checkpoint_dir,
                     self.case,
@@ -264,6 +266,12 @@ class Runner:
             if slot_sum is not None and sim.slot_force_steps
             else None
         )
+        element_sum = sim.element_force_sum()
+        element_mean = (
+            element_sum / sim.slot_force_steps
+            if element_sum is not None and sim.slot_force_steps
+            else None
+        )
         mlups = sim.cell_updates_per_step * steps_run / max(wall, 1e-9) / 1e6
         return RunResult(
             steps=s.step,
@@ -284,6 +292,7 @@ class Runner:
             levels=sim.level_fields(),
             mean_levels=mean_levels,
             slot_force_mean_lattice=slot_mean,
+            element_force_mean_lattice=element_mean,
             wall_seconds=wall,
             mlups=mlups,
         )

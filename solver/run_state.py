@@ -29,6 +29,7 @@ class RunState:
     n_samples: int = 0
     slot_force_sum: np.ndarray | None = None  # per-slot forces summed over the averaging window
     slot_force_steps: int = 0
+    element_force_sum: np.ndarray | None = None  # the volumetric wall's, per element, likewise
 
     def force_history(self) -> np.ndarray:
         """All forces so far, [step, kind, axis] (Simulation.advance); joins the chunks into one
@@ -70,6 +71,7 @@ class RunResult:
     levels: tuple[Fields, ...]  # the final state of each level, coarse first
     mean_levels: tuple[Fields, ...] | None  # averaged over the averaging window's samples
     slot_force_mean_lattice: np.ndarray | None  # [n_slots, kind, axis] over the averaging window
+    element_force_mean_lattice: np.ndarray | None  # the volumetric wall's [E, axis], likewise
     wall_seconds: float
     mlups: float
 

@@ -112,6 +112,8 @@ class Simulation:
             self.volumetric_wall = volumetric_wall_on_grid(
                 mesh.vertices_m, mesh.faces, self.grid, periodic_axes(case)
             )
+            # each mesh face's part index and the parts' names, for the drag by part
+            self.volumetric_parts: tuple[np.ndarray, tuple[str, ...]] = mesh.parts()
         body_cells = (
             self.volumetric_wall.volume == 0
             if self.volumetric_wall is not None
@@ -280,6 +282,16 @@ class Simulation:
         # accumulate_slot_forces, [n_slots, 3 kinds, 3 axes] in lattice units, on the device.
         self._slot_force_sum: Any = None
         self.slot_force_steps = 0
+        # The volumetric wall's elements: unit normals [E, 3] on the device (each step's exchange
+        # splits into the part along them, pressure, and the rest, friction), and the sum of
+        # their exchange over the same steps as the slots' [E, 3] (None without the wall).
+        self._element_normal: Any = None
+        self._element_force_sum: Any = None
+        if self.volumetric_wall is not None:
+            area = self.volumetric_wall.area_vector
+            norm = np.linalg.norm(area, axis=1, keepdims=True)
+            normal = np.divide(area, norm, out=np.zeros_like(area), where=norm > 0)
+            self._element_normal = backend.asarray(normal.astype(np.float32))
         # One allocation for both buffers, so the two copies of a link's plane sit at different
         # offsets within a 4 KiB page and loads and stores do not alias.
         size = lattice.Q * self.plane_stride
@@ -450,11 +462,19 @@ class Simulation:
         """Take n_steps steps; return the forces on the body of each step in lattice units,
         [n, 3 kinds, 3 axes]: kind FORCE_TOTAL by momentum exchange, FORCE_PRESSURE and
         FORCE_FRICTION (the viscous stress) integrated over the attached surface (zero without one).
-        With accumulate_slot_forces each step's per-slot forces are added to slot_force_sum."""
+        With accumulate_slot_forces each step's per-slot forces are added to slot_force_sum.
+        With the volumetric wall FORCE_PRESSURE and FORCE_FRICTION are its elements' exchange
+        along their normals and the rest (they add up to FORCE_TOTAL), and the elements' forces
+        are summed too (element_force_sum)."""
         force = self.backend.zeros((n_steps, 3, 3), self.backend.force_dtype)
         cell_force = self._param_values["cell_force"]
         if accumulate_slot_forces and self._slot_force_sum is None:
             self._slot_force_sum = self.backend.zeros(cell_force.shape, np.float64)
+        element_force = None
+        if self._element_normal is not None:
+            element_force = self._param_values["vol_force"].reshape(-1, 3)
+            if accumulate_slot_forces and self._element_force_sum is None:
+                self._element_force_sum = self.backend.zeros(element_force.shape, np.float64)
         for i in range(n_steps):
             if self.in_place:
                 params = self._params_by_parity[self._parity]
@@ -464,8 +484,15 @@ class Simulation:
                 src, dst = self._f[self._current], self._f[1 - self._current]
                 self.backend.step(src, dst, self.params, force[i])
                 self._current = 1 - self._current
+            if element_force is not None:
+                along = (element_force * self._element_normal).sum(axis=1, keepdims=True)
+                pressure = (along * self._element_normal).sum(axis=0)
+                force[i, FORCE_PRESSURE] = pressure
+                force[i, FORCE_FRICTION] = force[i, FORCE_TOTAL] - pressure
             if accumulate_slot_forces:
                 self._slot_force_sum += cell_force
+                if element_force is not None:
+                    self._element_force_sum += element_force
         self.step_count += n_steps
         if accumulate_slot_forces:
             self.slot_force_steps += n_steps
@@ -482,6 +509,19 @@ class Simulation:
             None if total is None else self.backend.asarray(np.asarray(total, np.float64))
         )
         self.slot_force_steps = steps
+
+    def element_force_sum(self) -> np.ndarray | None:
+        """The volumetric wall's per-element exchange summed over the steps advanced with
+        accumulate_slot_forces (slot_force_steps of them), [E, 3] lattice units, on the host (None
+        before any, or without the wall)."""
+        total = self._element_force_sum
+        return None if total is None else self.backend.to_host(total)
+
+    def load_element_force_sum(self, total: np.ndarray | None) -> None:
+        """Restore element_force_sum (a checkpoint's; its steps are slot_force_steps)."""
+        self._element_force_sum = (
+            None if total is None else self.backend.asarray(np.asarray(total, np.float64))
+        )
 
     def fields(self) -> Fields:
         """Density and velocity of the current state, lattice units (Guo's velocity: the stored

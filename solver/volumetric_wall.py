@@ -18,6 +18,15 @@ Every other fluid cell pulls plainly (keep = 1, no entries).
 
 Cells are flat indices n = x + nx (y + ny z); periodic axes wrap, and a mesh crossing a periodic
 face must carry its images (as `shapes/turned_slabs.py` does).
+
+The domain's walls (its boundary layers: a fixed floor, a rolling road, ...) hold no fluid: the
+surface inside them (a stilt's foot on the floor) and the prisms that fall into them are left
+out, and a cell x near the body whose link q comes from such a wall takes that wall's rule times
+keep[x, q] = (V(x) - I(x, opp(q))) / V(x), the share of x's particles moving along -c_q that
+reach the wall without meeting the surface. For halfway bounce-back this returns them exactly:
+they are the particles the wall sends back, and with the parcels the surface sends along c_q
+into x (the same prisms as those it intercepts of x along -c_q) they fill V(x), so the floor
+keeps mass and rest where the body stands on it.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import numpy as np
 
 from solver.errors import ConfigError
 from solver.grid import Grid
-from solver.lattice import C, Q
+from solver.lattice import OPP, C, Q
 from solver.surfels import cut_into_cells
 from solver.volumetric_geometry import fluid_volume, swept_parcels
 
@@ -39,8 +48,11 @@ class VolumetricWall:
     vector [E, 3] [cells^2] (outward), centroid [E, 3] [cells], gather CSR (gather_start [E +
     1], gather_q, gather_cell, gather_volume), swept_out [E, Q] (the outgoing prisms' volume);
     per slot (a cell that does not pull plainly): slot_cell [S], keep [S, Q], scatter CSR
-    (scatter_start [S + 1], scatter_element, scatter_q, scatter_weight); solid_parcel_volume,
-    the prisms' volume that fell in cells without fluid and was left out [cells^3]."""
+    (scatter_start [S + 1], scatter_element, scatter_q, scatter_weight); per surfel (the
+    mesh's pieces in the fluid's cells): surfel_element, surfel_triangle (the mesh face it is
+    part of), surfel_area_vector [cells^2], surfel_centroid [cells]; solid_parcel_volume,
+    the prisms' volume that fell in the body's cells and was left out [cells^3] (those in the
+    domain's walls are left out too, and not counted)."""
 
     volume: np.ndarray
     element_cell: np.ndarray
@@ -57,6 +69,10 @@ class VolumetricWall:
     scatter_element: np.ndarray
     scatter_q: np.ndarray
     scatter_weight: np.ndarray
+    surfel_element: np.ndarray
+    surfel_triangle: np.ndarray
+    surfel_area_vector: np.ndarray
+    surfel_centroid: np.ndarray
     solid_parcel_volume: float
 
 
@@ -101,36 +117,54 @@ def _inside(box: _Box, xyz: np.ndarray) -> np.ndarray:
 
 
 def _source_volumes(
-    box: _Box, volume: np.ndarray, candidate: np.ndarray, incoming: tuple[np.ndarray, ...]
+    box: _Box,
+    volume: np.ndarray,
+    walls: np.ndarray,
+    candidate: np.ndarray,
+    incoming: tuple[np.ndarray, ...],
 ) -> np.ndarray:
     """V(x - c_q) - I(x - c_q, q) [len(candidate), Q] (V(x) for q = 0, whose particles stay;
-    1 for a source past a face that does not wrap, which that face's rule fills)."""
+    V(x) - I(x, opp(q)) for a source in the domain's walls (flat bool), whose rule returns
+    them; 1 for a source past a face that does not wrap, which that face's rule fills)."""
     in_q, in_cell, in_vol = incoming
     n_cells = volume.size
     key, where = np.unique(in_q * n_cells + in_cell, return_inverse=True)
     intercepted = np.bincount(where, weights=in_vol)
+
+    def intercepted_at(q: int, cells: np.ndarray) -> np.ndarray:
+        at = np.minimum(np.searchsorted(key, q * n_cells + cells), len(key) - 1)
+        return np.where(key[at] == q * n_cells + cells, intercepted[at], 0.0)
+
     out = np.ones((len(candidate), Q))
     out[:, 0] = volume[candidate]
     for q in range(1, Q):
         source = box.neighbour(candidate, -C[q])
         inside = np.flatnonzero(source >= 0)
-        at = np.minimum(np.searchsorted(key, q * n_cells + source[inside]), len(key) - 1)
-        hit = key[at] == q * n_cells + source[inside]
-        out[inside, q] = volume[source[inside]] - np.where(hit, intercepted[at], 0.0)
+        out[inside, q] = volume[source[inside]] - intercepted_at(q, source[inside])
+        wall = inside[walls[source[inside]]]
+        out[wall, q] = volume[candidate[wall]] - intercepted_at(int(OPP[q]), candidate[wall])
     return out
 
 
 def build_volumetric_wall(
-    triangles_cells: np.ndarray, shape_zyx: tuple[int, int, int], periodic: np.ndarray
+    triangles_cells: np.ndarray,
+    shape_zyx: tuple[int, int, int],
+    periodic: np.ndarray,
+    walls: np.ndarray | None = None,
 ) -> VolumetricWall:
     """The tables of a closed, outward-oriented mesh, triangles [m, 3, 3] in cells (cell (i, j, k)
-    the unit cube from (i, j, k)), in a box of shape (nz, ny, nx) with periodic (x, y, z)."""
+    the unit cube from (i, j, k)), in a box of shape (nz, ny, nx) with periodic (x, y, z);
+    walls: bool (z, y, x), the domain's wall cells, which hold no fluid (None: none)."""
     box = _Box(shape_zyx, np.asarray(periodic, bool))
     nz, ny, nx = shape_zyx
+    walls = np.zeros(shape_zyx, bool) if walls is None else np.asarray(walls, bool)
+    flat_walls = walls.ravel()
     surfels = cut_into_cells(triangles_cells, (nx, ny, nz))
     volume = fluid_volume(surfels, shape_zyx)
+    volume[walls] = 0.0
     flat_volume = volume.ravel()
     surfels = surfels.within((nx, ny, nz))
+    surfels = surfels.take(np.flatnonzero(~flat_walls[_inside(box, surfels.cell)]))
     element_cell, element = np.unique(_inside(box, surfels.cell), return_inverse=True)
     n_el = len(element_cell)
     area_vector, centroid = np.zeros((2, n_el, 3))
@@ -141,10 +175,10 @@ def build_volumetric_wall(
     ]
     parcels = swept_parcels(surfels, element)
     target = _inside(box, parcels.cell)
-    # parcels in cells without fluid: rounding (1e-15) where the surface lies on the cells'
-    # faces; more where prisms of a concave surface cross the body
+    # parcels in the body's cells: rounding (1e-15) where the surface lies on the cells' faces;
+    # more where prisms of a concave surface cross the body
     in_fluid = flat_volume[target] > 0
-    solid_parcels = float(parcels.volume[~in_fluid].sum())
+    solid_parcels = float(parcels.volume[~in_fluid & ~flat_walls[target]].sum())
     parcels, target = parcels.take(in_fluid), target[in_fluid]
     inc, out = ~parcels.outgoing, parcels.outgoing
     gather = np.lexsort((parcels.q[inc], parcels.element[inc]))
@@ -155,12 +189,14 @@ def build_volumetric_wall(
     np.add.at(swept_out, (out_el, out_q), parcels.volume[out])
     # the cells whose pull may differ from the plain one: a cut cell, a cell whose source is cut
     # or intercepted, a cell the elements send into
-    touched = np.union1d(np.flatnonzero(flat_volume < 1), in_cell)
+    touched = np.union1d(np.flatnonzero((flat_volume < 1) & ~flat_walls), in_cell)
     near = np.concatenate([box.neighbour(touched, C[q]) for q in range(1, Q)])
     candidate = np.union1d(np.union1d(touched, near), out_cell)
     candidate = candidate[candidate >= 0]
     candidate = candidate[flat_volume[candidate] > 0]
-    source_volume = _source_volumes(box, flat_volume, candidate, (in_q, in_cell, in_vol))
+    source_volume = _source_volumes(
+        box, flat_volume, flat_walls, candidate, (in_q, in_cell, in_vol)
+    )
     special = (
         (flat_volume[candidate] < 1)
         | (source_volume != 1).any(axis=1)
@@ -187,6 +223,10 @@ def build_volumetric_wall(
         scatter_element=out_el[scatter],
         scatter_q=out_q[scatter],
         scatter_weight=weight[scatter],
+        surfel_element=element,
+        surfel_triangle=surfels.triangle,
+        surfel_area_vector=surfels.area_vector,
+        surfel_centroid=surfels.centroid,
         solid_parcel_volume=solid_parcels,
     )
 
@@ -216,7 +256,10 @@ def kernel_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarr
 def volumetric_wall_on_grid(
     vertices_m: np.ndarray, faces: np.ndarray, grid: Grid, periodic: np.ndarray
 ) -> VolumetricWall:
-    """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z)."""
+    """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z); the
+    grid's boundary layers are the domain's walls."""
     lo_cell_m = grid.origin_m - np.asarray(grid.ghost_lo) * grid.dx_m  # where cell 0 starts
     triangles = ((np.asarray(vertices_m, float) - lo_cell_m) / grid.dx_m)[np.asarray(faces)]
-    return build_volumetric_wall(triangles, grid.shape_zyx, periodic)
+    walls = np.ones(grid.shape_zyx, bool)
+    walls[grid.interior()] = False
+    return build_volumetric_wall(triangles, grid.shape_zyx, periodic, walls)

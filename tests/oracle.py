@@ -216,11 +216,15 @@ def step_periodic_entropic(
 # ---- the volumetric wall's streaming (solver/volumetric_wall.py), the kernels' reference
 
 
-def volumetric_stream(f_post: np.ndarray, wall) -> tuple[np.ndarray, np.ndarray]:
+def volumetric_stream(
+    f_post: np.ndarray, wall, walls: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """One streaming step of post-collision densities f_post[q, z, y, x] past a no-slip
     volumetric wall (each element bounces back what it gathers: gamma_out[e, q] =
-    gamma_in[e, opp(q)]); returns the new populations (zero in solid cells) and the momentum the
-    body took, sum over elements and q of c_q (gamma_in - gamma_out)."""
+    gamma_in[e, opp(q)]), the domain's walls (bool [z, y, x], or None) bouncing back halfway;
+    returns the new populations (zero in solid cells) and the momentum the body took, sum over
+    elements and q of c_q (gamma_in - gamma_out), at gauge pressure (of f - w_q, as the kernels
+    report it: the rest state pushes no body, even one whose foot stands in the wall)."""
     opp = np.array([int(np.flatnonzero((C == -c).all(axis=1))[0]) for c in C])
     flat = f_post.reshape(len(C), -1)
     n_el = len(wall.element_cell)
@@ -232,9 +236,17 @@ def volumetric_stream(f_post: np.ndarray, wall) -> tuple[np.ndarray, np.ndarray]
         wall.gather_volume * flat[wall.gather_q, wall.gather_cell],
     )
     gamma_out = gamma_in[:, opp]
+    at_rest = np.zeros_like(gamma_in)
+    np.add.at(at_rest, (owner, wall.gather_q), wall.gather_volume * W[wall.gather_q])
+    gauge = gamma_in - at_rest
     pulled = np.stack(
         [np.roll(f_post[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
-    ).reshape(len(C), -1)
+    )
+    if walls is not None:
+        for q in range(1, len(C)):
+            from_wall = np.roll(walls, shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2))
+            pulled[q][from_wall] = f_post[opp[q]][from_wall]
+    pulled = pulled.reshape(len(C), -1)
     pulled[:, wall.slot_cell] *= wall.keep.T
     slot = np.repeat(wall.slot_cell, np.diff(wall.scatter_start))
     np.add.at(
@@ -243,5 +255,5 @@ def volumetric_stream(f_post: np.ndarray, wall) -> tuple[np.ndarray, np.ndarray]
         wall.scatter_weight * gamma_out[wall.scatter_element, wall.scatter_q],
     )
     pulled[:, wall.volume.ravel() == 0] = 0.0
-    force = C.T.astype(float) @ (gamma_in - gamma_out).sum(axis=0)
+    force = C.T.astype(float) @ (gauge - gauge[:, opp]).sum(axis=0)
     return pulled.reshape(f_post.shape), force

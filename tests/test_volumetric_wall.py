@@ -15,10 +15,11 @@ from shapes.solids import box, icosphere
 from solver import lattice
 from solver.backends.cpu import CpuBackend
 from solver.config import load_case
+from solver.drag_breakdown import element_drag_breakdown
 from solver.errors import ConfigError
 from solver.kernel_params import pack_params, plain_box_values
 from solver.lattice import OPP, C, W
-from solver.simulation import Simulation
+from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Simulation
 from solver.surfels import cut_into_cells
 from solver.volumetric_geometry import fluid_volume, swept_parcels
 from solver.volumetric_wall import build_volumetric_wall, kernel_values
@@ -155,6 +156,76 @@ def test_kernel_step_matches_the_oracle(cpu, sphere):
     assert abs(exchange[0]) > 1e-3  # the flow pushes the sphere
 
 
+def _post_on_the_floor(foot_z: float):
+    """A square post (4.3 x 2.7 cells, turned 30 degrees about z) standing on a floor: the box
+    periodic in x and y, its layers z = 0 and 15 the domain's walls (the floor's plane z = 1),
+    the post's foot at foot_z (1: on the floor's plane; below: into the wall), its top at 7."""
+    mesh = box((4.3, 2.7, 7.0 - foot_z), (0.0, 0.0, (7.0 + foot_z) / 2), divisions=4)
+    turn = np.radians(30.0)
+    rotation = np.array(
+        [[np.cos(turn), -np.sin(turn), 0], [np.sin(turn), np.cos(turn), 0], [0, 0, 1]]
+    )
+    vertices = mesh.vertices_m @ rotation.T + np.array([8.2, 7.9, 0.0])
+    walls = np.zeros(SHAPE, bool)
+    walls[[0, -1]] = True
+    wall = build_volumetric_wall(vertices[mesh.faces], SHAPE, np.array([True, True, False]), walls)
+    return wall, walls
+
+
+@pytest.mark.parametrize("foot_z", [1.0, 0.6])
+def test_a_post_on_the_floor_keeps_rest_and_mass(foot_z):
+    """The post's foot in the floor's plane or in the wall: no keep below zero (the prisms that
+    fall into the wall are left out, and the floor's links return what reaches it); a fluid at
+    rest stays at rest in every cell, and the body feels nothing at gauge pressure (its foot in
+    the wall is left out, so the full populations' exchange would be the rest pressure on its
+    top, -A/3 along z); mass kept to rounding from a random state."""
+    wall, walls = _post_on_the_floor(foot_z)
+    assert wall.keep.min() > -1e-9
+    fluid = wall.volume > 0
+    assert not fluid[walls].any() and (wall.volume[1][fluid[1]] < 1).any()  # cut at the floor
+    f = W[:, None, None, None] * np.ones((len(C), *SHAPE)) * fluid
+    new, force = volumetric_stream(f, wall, walls)
+    np.testing.assert_allclose(new, f, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(force, 0.0, atol=1e-12)
+    f = _random_state(wall.volume, seed=11)
+    new, _ = volumetric_stream(f, wall, walls)
+    assert (new * wall.volume).sum() == pytest.approx((f * wall.volume).sum(), rel=1e-13)
+
+
+def test_kernel_takes_the_floors_rule_at_the_post(cpu):
+    """One CPU step (BGK, tau 0.7) of a random flow past the post standing on the floor: the
+    oracle's stream with the floor's halfway bounce-back, then its collision, to float32
+    rounding, and the body's exchange to 1e-5 of its size."""
+    wall, walls = _post_on_the_floor(1.0)
+    n = wall.volume.size
+    fluid = wall.volume > 0
+    rng = np.random.default_rng(5)
+    velocity = np.zeros((3, *SHAPE))
+    velocity[0] = 0.05
+    f = equilibrium(np.ones(SHAPE), velocity)
+    f += 2e-3 * rng.standard_normal(f.shape) * W[:, None, None, None]
+    f *= fluid
+    flags = np.where(fluid, 0, lattice.SOLID | lattice.BODY).astype(np.uint8)
+    flags[walls] = lattice.SOLID
+    mark_bulk(flags)
+    flags.reshape(-1)[wall.slot_cell] &= ~np.uint8(lattice.BULK)
+    stride = lattice.plane_stride(n)
+    tau = 0.7
+    values = plain_box_values(flags, tau, lattice.COLLISIONS["bgk"])
+    values.update(kernel_values(wall, stride))
+    src = np.zeros(19 * stride, np.float32)
+    src.reshape(19, stride)[:, :n] = (f - W[:, None, None, None] * fluid).reshape(19, n)
+    dst = np.zeros_like(src)
+    force = np.zeros((3, 3))
+    cpu.step(src, dst, pack_params(values, cpu.address), force)
+    got = dst.reshape(19, stride)[:, :n].reshape(f.shape) + W[:, None, None, None]
+    pulled, exchange = volumetric_stream(f, wall, walls)
+    rho, momentum = moments(pulled)
+    expected = pulled - (pulled - equilibrium(rho, momentum)) / tau
+    assert np.max(np.abs(got - expected)[:, fluid] / W[:, None]) < 2e-6
+    np.testing.assert_allclose(force[0], exchange, rtol=0, atol=1e-5 * np.abs(exchange).max())
+
+
 def test_pipe_keeps_its_mass_and_balances_its_drive():
     """cases/pipe_laminar.yaml with body.bounce_back=volumetric (16 cells per diameter, tau
     0.74; the tube's surface cut at every angle), 3,000 steps from rest: the fluid's mass
@@ -235,3 +306,43 @@ def test_the_wall_model_puts_the_law_on_the_elements():
     assert runs["none"][0] == 0 and runs["loglaw"][0] == 1
     assert runs["loglaw"][1] == pytest.approx(case.walls.sample_cells - 0.5)
     assert 0 < runs["loglaw"][2] < runs["none"][2]
+
+
+def test_the_elements_exchange_splits_and_breaks_down_by_part():
+    """The Ahmed body (no stilts, 0.2 m over the floor) at 16 cells per length with the
+    volumetric wall, 200 steps from the free stream: each step's pressure (the elements'
+    exchange along their normals) and friction (the rest) add up to the exchange, and the
+    breakdown by part and the cumulative Cd(x) of the elements' mean exchange end at the mean
+    Cd; the flat roof, sides and underbody take no pressure drag (their normals have no x part),
+    the drag is pressure on the forebody, slant and base (the flow starting impulsively: Cd 2.1),
+    and every part's friction is drag, not thrust."""
+    case = load_case(
+        ROOT / "cases" / "ahmed.yaml",
+        overrides=[
+            "body.bounce_back=volumetric",
+            "resolution.cells_per_length=16",
+            "geometry.ahmed.stilts=false",
+            "geometry.ahmed.ground_clearance_m=0.2",
+        ],
+        schema=CASE_SCHEMA,
+    )
+    sim = Simulation(case, CpuBackend(), case_mesh(case))
+    force = sim.advance(200, accumulate_slot_forces=True)
+    np.testing.assert_allclose(
+        force[:, FORCE_PRESSURE] + force[:, FORCE_FRICTION], force[:, FORCE_TOTAL], atol=1e-12
+    )
+    mean = sim.element_force_sum() / sim.slot_force_steps
+    cd = sim.coefficients(force[:, FORCE_TOTAL].mean(axis=0))[0]
+    breakdown = element_drag_breakdown(sim, mean, sim.fields())
+    total = sum(p + f for p, f in breakdown.parts.values())
+    print(f"measured: Cd {cd:.4f}, parts {total:.4f}, Cd(x) end {breakdown.cd_cumulative[-1]:.4f}")
+    assert total == pytest.approx(cd, rel=1e-9)
+    assert breakdown.cd_cumulative[-1] == pytest.approx(cd, rel=1e-9)
+    print({name: (round(p, 3), round(f, 4)) for name, (p, f) in breakdown.parts.items()})
+    assert total == pytest.approx(cd, rel=1e-9)
+    assert breakdown.cd_cumulative[-1] == pytest.approx(cd, rel=1e-9)
+    pressure = {name: p for name, (p, _) in breakdown.parts.items()}
+    friction = {name: f for name, (_, f) in breakdown.parts.items()}
+    assert pressure["forebody"] + pressure["slant"] + pressure["base"] > 0.95 * cd
+    assert pressure["roof"] == pressure["sides"] == pressure["underbody"] == 0.0
+    assert min(friction.values()) > 0
