@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from solver import lattice
-from solver.lattice import HEADER
+from solver.lattice import HEADER, Q
 from solver.law_of_the_wall import spalding_table
+from solver.volumetric_wall import VolumetricWall, csr_start
 from solver.wall_fill import freeslip_fill, wall_fill_cells, wall_fill_faces
 from solver.wall_geometry import WALL_FIELDS
 
@@ -95,6 +96,29 @@ NO_VOLUMETRIC_WALL: dict[str, Any] = {
     "vol_sample": 0.0,
     "vol_law_on": 0,
 }
+
+
+def volumetric_wall_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarray | int]:
+    """The LbmParams fields of the volumetric wall (cuda/lbm_volumetric.cuh), host arrays;
+    NO_VOLUMETRIC_WALL's where there is none."""
+    n_el = len(wall.element_cell)
+    index = np.full(wall.volume.size, -1, np.int32)
+    index[wall.slot_cell] = np.arange(len(wall.slot_cell), dtype=np.int32)
+    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
+    return {
+        "vol_index": index,
+        "vol_keep": wall.keep.astype(np.float32).ravel(),
+        "vol_scatter_start": wall.scatter_start.astype(np.int32),
+        "vol_scatter": (Q * wall.scatter_element + wall.scatter_q).astype(np.int32),
+        "vol_scatter_weight": wall.scatter_weight.astype(np.float32),
+        "vol_gather_start": csr_start(Q * owner + wall.gather_q, Q * n_el).astype(np.int32),
+        "vol_gather_at": (wall.gather_q * plane_stride + wall.gather_cell).astype(np.int64),
+        "vol_gather_volume": wall.gather_volume.astype(np.float32),
+        "vol_swept": wall.swept_out.astype(np.float32).ravel(),
+        "vol_gamma": np.zeros(Q * n_el, np.float32),
+        "vol_force": np.zeros(3 * n_el, np.float32),
+        "n_vol_elements": n_el,
+    }
 
 
 def wall_fill_params(flags: np.ndarray, plane_stride: int) -> dict[str, Any]:

@@ -33,7 +33,13 @@ from solver.grid import (
     relaxation_times,
     wall_mask,
 )
-from solver.kernel_params import NO_VOLUMETRIC_WALL, KernelParams, pack_params, wall_fill_params
+from solver.kernel_params import (
+    NO_VOLUMETRIC_WALL,
+    KernelParams,
+    pack_params,
+    volumetric_wall_values,
+    wall_fill_params,
+)
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
 from solver.streaming import (
@@ -47,7 +53,7 @@ from solver.subgrid import SUBGRID_MODELS, model_constant, uses_gradient
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.volumetric_law import law_values, volumetric_law
-from solver.volumetric_wall import VolumetricWall, kernel_values, volumetric_wall_on_grid
+from solver.volumetric_wall import VolumetricWall, volumetric_wall_on_grid
 from solver.wall_fill import mark_bulk
 from solver.wall_geometry import WALL_FIELDS, slot_wall_geometry
 from solver.wall_pool import wall_pool
@@ -331,7 +337,10 @@ class Simulation:
         reads it)."""
         if self.volumetric_wall is None:
             return NO_VOLUMETRIC_WALL
-        values = {**NO_VOLUMETRIC_WALL, **kernel_values(self.volumetric_wall, self.plane_stride)}
+        values = {
+            **NO_VOLUMETRIC_WALL,
+            **volumetric_wall_values(self.volumetric_wall, self.plane_stride),
+        }
         if wall_model(case) == "loglaw":
             sample = case.walls.sample_cells - 0.5
             law = volumetric_law(self.volumetric_wall, sample, periodic_axes(case))

@@ -19,14 +19,10 @@ Every other fluid cell pulls plainly (keep = 1, no entries).
 Cells are flat indices n = x + nx (y + ny z); periodic axes wrap, and a mesh crossing a periodic
 face must carry its images (as `shapes/turned_slabs.py` does).
 
-The domain's walls (its boundary layers: a fixed floor, a rolling road, ...) hold no fluid: the
-surface inside them (a stilt's foot on the floor) and the prisms that fall into them are left
-out, and a cell x near the body whose link q comes from such a wall takes that wall's rule times
-keep[x, q] = (V(x) - I(x, opp(q))) / V(x), the share of x's particles moving along -c_q that
-reach the wall without meeting the surface. For halfway bounce-back this returns them exactly:
-they are the particles the wall sends back, and with the parcels the surface sends along c_q
-into x (the same prisms as those it intercepts of x along -c_q) they fill V(x), so the floor
-keeps mass and rest where the body stands on it.
+The domain's walls (the floor, ...) hold no fluid: the surface and prisms inside them are left
+out, and a link q from such a wall takes its rule times keep[x, q] = (V(x) - I(x, opp(q))) / V(x),
+the share of x's particles along -c_q that reach the wall: exact for halfway bounce-back
+(docs/solver.md, "The domain's walls").
 """
 
 from __future__ import annotations
@@ -76,7 +72,7 @@ class VolumetricWall:
     solid_parcel_volume: float
 
 
-def _csr_start(owner: np.ndarray, n: int) -> np.ndarray:
+def csr_start(owner: np.ndarray, n: int) -> np.ndarray:
     """Start offsets [n + 1] of rows sorted by owner."""
     return np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n))]).astype(np.int64)
 
@@ -212,14 +208,14 @@ def build_volumetric_wall(
         element_cell=element_cell,
         area_vector=area_vector,
         centroid=centroid,
-        gather_start=_csr_start(in_el, n_el),
+        gather_start=csr_start(in_el, n_el),
         gather_q=in_q,
         gather_cell=in_cell,
         gather_volume=in_vol,
         swept_out=swept_out,
         slot_cell=slot_cell,
         keep=source_volume[special] / flat_volume[slot_cell, None],
-        scatter_start=_csr_start(slot_of[out_cell], len(slot_cell)),
+        scatter_start=csr_start(slot_of[out_cell], len(slot_cell)),
         scatter_element=out_el[scatter],
         scatter_q=out_q[scatter],
         scatter_weight=weight[scatter],
@@ -229,28 +225,6 @@ def build_volumetric_wall(
         surfel_centroid=surfels.centroid,
         solid_parcel_volume=solid_parcels,
     )
-
-
-def kernel_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarray | int]:
-    """The LbmParams fields of the volumetric wall (cuda/lbm_volumetric.cuh), host arrays."""
-    n_el = len(wall.element_cell)
-    index = np.full(wall.volume.size, -1, np.int32)
-    index[wall.slot_cell] = np.arange(len(wall.slot_cell), dtype=np.int32)
-    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
-    return {
-        "vol_index": index,
-        "vol_keep": wall.keep.astype(np.float32).ravel(),
-        "vol_scatter_start": wall.scatter_start.astype(np.int32),
-        "vol_scatter": (Q * wall.scatter_element + wall.scatter_q).astype(np.int32),
-        "vol_scatter_weight": wall.scatter_weight.astype(np.float32),
-        "vol_gather_start": _csr_start(Q * owner + wall.gather_q, Q * n_el).astype(np.int32),
-        "vol_gather_at": (wall.gather_q * plane_stride + wall.gather_cell).astype(np.int64),
-        "vol_gather_volume": wall.gather_volume.astype(np.float32),
-        "vol_swept": wall.swept_out.astype(np.float32).ravel(),
-        "vol_gamma": np.zeros(Q * n_el, np.float32),
-        "vol_force": np.zeros(3 * n_el, np.float32),
-        "n_vol_elements": n_el,
-    }
 
 
 def volumetric_wall_on_grid(

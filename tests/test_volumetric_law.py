@@ -14,10 +14,10 @@ from oracle import equilibrium
 from shapes.mesh import TriangleMesh
 from shapes.solids import box
 from solver import lattice
-from solver.kernel_params import pack_params, plain_box_values
+from solver.kernel_params import pack_params, plain_box_values, volumetric_wall_values
 from solver.lattice import W
 from solver.volumetric_law import law_values, volumetric_law
-from solver.volumetric_wall import build_volumetric_wall, kernel_values
+from solver.volumetric_wall import build_volumetric_wall
 from solver.wall_fill import mark_bulk
 
 NX = 4
@@ -76,7 +76,7 @@ def law_step(cpu, a: int, b: int, u: np.ndarray, nu: float, stress: bool):
     flags.reshape(-1)[wall.slot_cell] &= ~np.uint8(lattice.BULK)
     stride = lattice.plane_stride(n)
     values = plain_box_values(flags, 0.5 + 3 * nu, lattice.COLLISIONS["bgk"])
-    values.update(kernel_values(wall, stride), **law_values(law, SAMPLE))
+    values.update(volumetric_wall_values(wall, stride), **law_values(law, SAMPLE))
     values["nu_lattice"] = nu
     f = equilibrium(np.ones(shape), np.broadcast_to(u[:, None, None, None], (3, *shape))) * fluid
     src = np.zeros(19 * stride, np.float32)

@@ -17,12 +17,12 @@ from solver.backends.cpu import CpuBackend
 from solver.config import load_case
 from solver.drag_breakdown import element_drag_breakdown
 from solver.errors import ConfigError
-from solver.kernel_params import pack_params, plain_box_values
+from solver.kernel_params import pack_params, plain_box_values, volumetric_wall_values
 from solver.lattice import OPP, C, W
 from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Simulation
 from solver.surfels import cut_into_cells
 from solver.volumetric_geometry import fluid_volume, swept_parcels
-from solver.volumetric_wall import build_volumetric_wall, kernel_values
+from solver.volumetric_wall import build_volumetric_wall
 from solver.wall_fill import mark_bulk
 
 SHAPE = (16, 16, 16)
@@ -140,7 +140,7 @@ def test_kernel_step_matches_the_oracle(cpu, sphere):
     stride = lattice.plane_stride(n)
     tau = 0.7
     values = plain_box_values(flags, tau, lattice.COLLISIONS["bgk"])
-    values.update(kernel_values(wall, stride))
+    values.update(volumetric_wall_values(wall, stride))
     src = np.zeros(19 * stride, np.float32)
     src.reshape(19, stride)[:, :n] = (f - W[:, None, None, None] * fluid).reshape(19, n)
     dst = np.zeros_like(src)
@@ -212,7 +212,7 @@ def test_kernel_takes_the_floors_rule_at_the_post(cpu):
     stride = lattice.plane_stride(n)
     tau = 0.7
     values = plain_box_values(flags, tau, lattice.COLLISIONS["bgk"])
-    values.update(kernel_values(wall, stride))
+    values.update(volumetric_wall_values(wall, stride))
     src = np.zeros(19 * stride, np.float32)
     src.reshape(19, stride)[:, :n] = (f - W[:, None, None, None] * fluid).reshape(19, n)
     dst = np.zeros_like(src)
