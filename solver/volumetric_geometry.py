@@ -25,11 +25,11 @@ first), each exact from the piece's area and centroid.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from solver.lattice import C
+from solver.lattice import OPP, C
 from solver.surfels import Surfels, clip_half_space, polygon_moments
 
 #: Parcels smaller than this [cells^3] are dropped.
@@ -184,3 +184,25 @@ def swept_parcels(
         p = _surfel_parcels(surfels.take(index))
         parts.append(_merge(Parcels(element[index][p.element], p.q, p.cell, p.volume, p.outgoing)))
     return _merge(Parcels.join(parts))
+
+
+def clip_to_fluid(parcels: Parcels, cell: np.ndarray, volume: np.ndarray) -> tuple[Parcels, float]:
+    """The parcels (in flat cells `cell`, of fluid `volume`, flat) with no cell's incoming
+    parcels of a link claiming more than its fluid, and the volume taken off them [cells^3].
+
+    A convex surface's prisms lie in the fluid and never overlap. Where a concave surface's do
+    (a stilt under a body: one prism runs into the other surface, or across it into solid) the
+    incoming parcels of link q in a cell y can add up to more than V(y), and by the transport
+    identity V(x) - O(x, q) = V(y) - I(y, q) the cell x = y + c_q then keeps a negative share.
+    Those parcels, and their twins (the outgoing parcels of the opposite link in the same cell,
+    the same prisms), are scaled down to V(y): the identity pairs the excess with the same one at
+    x, so the parcels still keep mass and rest, and no keep goes below zero. Where prisms
+    overlap by less than the fluid, they are left as they are."""
+    link = np.where(parcels.outgoing, OPP[parcels.q], parcels.q)  # the incoming link served
+    key, where = np.unique(link * volume.size + cell, return_inverse=True)
+    claimed = np.bincount(where, weights=np.where(parcels.outgoing, 0.0, parcels.volume))
+    fluid = volume[key % volume.size]
+    factor = np.where(claimed > fluid, fluid / np.where(claimed > 0.0, claimed, 1.0), 1.0)
+    scaled = parcels.volume * factor[where]
+    taken = float((parcels.volume - scaled)[~parcels.outgoing].sum())
+    return replace(parcels, volume=scaled), taken

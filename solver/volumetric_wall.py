@@ -35,7 +35,7 @@ from solver.errors import ConfigError
 from solver.grid import Grid
 from solver.lattice import OPP, C, Q
 from solver.surfels import cut_into_cells
-from solver.volumetric_geometry import fluid_volume, swept_parcels
+from solver.volumetric_geometry import clip_to_fluid, fluid_volume, swept_parcels
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,8 @@ class VolumetricWall:
     mesh's pieces in the fluid's cells): surfel_element, surfel_triangle (the mesh face it is
     part of), surfel_area_vector [cells^2], surfel_centroid [cells]; solid_parcel_volume,
     the prisms' volume that fell in the body's cells and was left out [cells^3] (those in the
-    domain's walls are left out too, and not counted)."""
+    domain's walls are left out too, and not counted); overlap_volume, what clip_to_fluid took
+    off a concave surface's overlapping parcels [cells^3]."""
 
     volume: np.ndarray
     element_cell: np.ndarray
@@ -70,6 +71,7 @@ class VolumetricWall:
     surfel_area_vector: np.ndarray
     surfel_centroid: np.ndarray
     solid_parcel_volume: float
+    overlap_volume: float
 
 
 def csr_start(owner: np.ndarray, n: int) -> np.ndarray:
@@ -176,6 +178,7 @@ def build_volumetric_wall(
     in_fluid = flat_volume[target] > 0
     solid_parcels = float(parcels.volume[~in_fluid & ~flat_walls[target]].sum())
     parcels, target = parcels.take(in_fluid), target[in_fluid]
+    parcels, overlap = clip_to_fluid(parcels, target, flat_volume)
     inc, out = ~parcels.outgoing, parcels.outgoing
     gather = np.lexsort((parcels.q[inc], parcels.element[inc]))
     in_el, in_q = parcels.element[inc][gather], parcels.q[inc][gather]
@@ -224,6 +227,7 @@ def build_volumetric_wall(
         surfel_area_vector=surfels.area_vector,
         surfel_centroid=surfels.centroid,
         solid_parcel_volume=solid_parcels,
+        overlap_volume=overlap,
     )
 
 
