@@ -6,8 +6,9 @@ the surface pressure of the elements on the body's centre plane over the nose.
         [key=value ...]
 
 Runs the case (default the Ahmed body) on the CPU with `body.bounce_back=volumetric` and the
-given overrides, as the case's run section says, and prints the run's Cd and Cl, the drag by
-part (pressure, friction; solver/drag_breakdown.py, element_drag_breakdown), Cd(x) at a few
+given overrides, as the case's run section says, and prints the run's Cd and Cl (with the
+per-step Cd's spread over the averaging window, its standard deviation over its mean, and the
+means of the window's two halves), the drag by part (pressure, friction; solver/drag_breakdown.py, element_drag_breakdown), Cd(x) at a few
 stations behind the nose, and each element's mean Cp within half a cell of the centre plane
 y = body centre and less than 0.15 m behind the nose, upper half: its gauge pressure
 -F . a / |a|^2 (F its mean exchange, a its area vector) less the free stream's, over the
@@ -98,7 +99,13 @@ def main() -> None:
         for x in STATIONS_M
     }
     parts = {k: [round(p, 4), round(f, 4)] for k, (p, f) in breakdown.parts.items()}
-    print(f"Cd {result.cd:.4f}  Cl {result.cl:.4f}  converged at {result.converged_step}")
+    window = result.coefficients[len(result.coefficients) - result.averaged_steps :, 0, 0]
+    halves = [round(float(h.mean()), 4) for h in np.array_split(window, 2)]
+    spread = float(window.std() / window.mean())
+    print(
+        f"Cd {result.cd:.4f}  Cl {result.cl:.4f}  converged at {result.converged_step}; "
+        f"per-step Cd over the window: spread {spread:.1%}, half-window means {halves}"
+    )
     for name, (p, f) in parts.items():
         print(f"  {name:10s} pressure {p:+.4f}  friction {f:+.4f}")
     print("  Cd(x) behind the nose: " + ", ".join(f"{k} m {v}" for k, v in cd_at.items()))
@@ -114,6 +121,8 @@ def main() -> None:
         "parts": parts,
         "cd_at_x": cd_at,
         "nose_cp": cp_rows,
+        "cd_spread": round(spread, 4),
+        "cd_halves": halves,
         "converged_step": result.converged_step,
         "averaged_steps": result.averaged_steps,
         "wall_s": round(time.perf_counter() - start),
