@@ -39,6 +39,7 @@ from slipstream import run  # noqa: E402
 from slipstream.model import simulation  # noqa: E402
 from solver.config import load_case  # noqa: E402
 from solver.drag_breakdown import element_drag_breakdown  # noqa: E402
+from solver.errors import ConfigError, SlipstreamError  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 from solver.surface import free_stream_density  # noqa: E402
 
@@ -50,7 +51,8 @@ LAW_AREA = 9  # the area's place in an element's law record (solver/volumetric_l
 def switch_law_force_off(sim: Simulation) -> None:
     """Zero every element's area in the law's table: the law's force vanishes, the free slip
     stays."""
-    assert sim.params["vol_law_on"] == 1, "--free-slip needs walls.model=loglaw"
+    if sim.params["vol_law_on"] != 1:
+        raise ConfigError("--free-slip switches the law's force off: it needs walls.model=loglaw")
     law = sim._param_values["vol_law"].reshape(len(sim.volumetric_wall.element_cell), -1)
     law[:, LAW_AREA] = 0.0
     sim._pack_params()
@@ -76,21 +78,25 @@ def nose_cp(sim: Simulation, force: np.ndarray, p_inf: float) -> list[tuple[floa
     return [tuple(round(float(v), 3) for v in row) for row in rows]
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default=str(ROOT / "cases" / "ahmed.yaml"))
     parser.add_argument("--free-slip", action="store_true")
     args, overrides = parser.parse_known_args()
-    case = load_case(
-        args.case,
-        overrides=["body.bounce_back=volumetric", "output.images=false", *overrides],
-        schema=CASE_SCHEMA,
-    )
-    sim = simulation(case, "cpu")
-    if args.free_slip:
-        switch_law_force_off(sim)
-    start = time.perf_counter()
-    result = run(sim)
+    try:
+        case = load_case(
+            args.case,
+            overrides=["body.bounce_back=volumetric", "output.images=false", *overrides],
+            schema=CASE_SCHEMA,
+        )
+        sim = simulation(case, "cpu")
+        if args.free_slip:
+            switch_law_force_off(sim)
+        start = time.perf_counter()
+        result = run(sim)
+    except SlipstreamError as exc:  # a bad case or key, or a run that blew up: one line
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     force = result.element_force_mean_lattice
     breakdown = element_drag_breakdown(sim, force, result.best_fields)
     p_inf = (free_stream_density(sim, result.best_fields) - 1.0) / 3.0
@@ -128,7 +134,8 @@ def main() -> None:
         "wall_s": round(time.perf_counter() - start),
     }
     print(json.dumps(record))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
