@@ -91,8 +91,8 @@ class BodyConfig:
     lift_axis: str = "z"  # the axis Cl is measured along
     # interpolated (Bouzidi et al. 2001) | halfway | volumetric (Chen, Teixeira & Molvig 1998:
     # every cell with fluid in it flows, the mesh's elements send back what they gather, with
-    # the wall model the law's stress on each element; mesh bodies, two-buffer grids without
-    # refinement; docs/solver.md)
+    # the wall model the law's stress on each element; mesh bodies, two-buffer grids, the
+    # finest refinement level; docs/solver.md)
     bounce_back: str = "interpolated"
 
 
@@ -442,10 +442,9 @@ def validate(case: CaseConfig) -> None:
             "primitives take interpolated or halfway",
         )
         _require(
-            r.streaming == "ab" and not case.refinement.levels,
+            r.streaming == "ab",
             "body.bounce_back",
-            "volumetric runs on one two-buffer grid for now: set resolution.streaming=ab and no "
-            "refinement.levels",
+            "volumetric runs on two-buffer grids for now: set resolution.streaming=ab",
         )
         _require(
             case.walls.pool_cells == 0,

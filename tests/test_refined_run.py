@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import run_case
+from shapes.solids import icosphere
 from solver.backends import select_backend
 from solver.config import load_case
 from solver.refined_simulation import RefinedSimulation
@@ -177,3 +178,24 @@ def test_refined_sphere_drag_matches_the_uniform_grid():
     ]
     assert cd[0] == pytest.approx(cd[1], rel=0.01)
     assert refined.cell_updates_per_coarse_step() < 2 * uniform.grid.n_cells / 4
+
+
+def test_volumetric_sphere_on_two_levels_drags_as_on_the_uniform_grid():
+    """The same sphere as a mesh under the volumetric wall (body.bounce_back=volumetric) on the
+    finest level: the refined grid's Cd within 1% of the uniform grid's under the same wall
+    (measured: 1.3144 against 1.3192, -0.37%). Both lie above Schiller-Naumann's 1.09 at Re 100
+    by the wall's shift into the fluid at 12 cells per diameter (docs/solver.md, "The volumetric
+    wall"; interpolated bounce-back gives 1.19 here): held between 1.09 and 1.25 times it."""
+    backend = select_backend("cpu")
+    volumetric = [*SMALL_TUNNEL, "body.shape=mesh", "body.bounce_back=volumetric"]
+    mesh = icosphere(0.05, (0.3, 0.3, 0.3), subdivisions=4)
+    refined = RefinedSimulation(load_case(SPHERE, volumetric), backend, mesh)
+    uniform = Simulation(load_case(SPHERE, [*volumetric, "refinement.levels=[]"]), backend, mesh)
+    assert refined.finest.volumetric_wall is not None
+    cd = [
+        float(sim.coefficients(sim.advance(3000)[-500:, 0].mean(axis=0))[0])
+        for sim in (refined, uniform)
+    ]
+    print(f"measured: Cd refined {cd[0]:.4f}, uniform {cd[1]:.4f} ({cd[0] / cd[1] - 1:+.2%})")
+    assert cd[0] == pytest.approx(cd[1], rel=0.01)
+    assert 1.09 < cd[1] < 1.25 * 1.09

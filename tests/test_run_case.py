@@ -170,12 +170,15 @@ def test_resume_continues_bit_identically(tmp_path, storage):
         assert summaries[0][key] == summaries[1][key]
 
 
-def test_volumetric_resume_continues_bit_identically(tmp_path):
-    """The same with the volumetric wall (the Ahmed body without stilts at 16 cells per length):
-    its elements' forces summed over the window are checkpointed, so the drag breakdown they give
-    resumes bit for bit."""
+@pytest.mark.parametrize("levels", ["refinement.levels=[]", "refinement.levels=[{margin_m: 0.4}]"])
+def test_volumetric_resume_continues_bit_identically(tmp_path, levels):
+    """The same with the volumetric wall (the Ahmed body without stilts at 16 cells per length),
+    on one grid and on two levels (the body's box at 16, the tunnel at 8): its elements' forces
+    summed over the window are checkpointed, so the drag breakdown they give resumes bit for
+    bit."""
     common = [
         str(ROOT / "cases" / "ahmed.yaml"),
+        levels,
         "body.bounce_back=volumetric",
         "resolution.cells_per_length=16",
         "geometry.ahmed.stilts=false",

@@ -348,8 +348,6 @@ def test_the_elements_exchange_splits_and_breaks_down_by_part():
     assert total == pytest.approx(cd, rel=1e-9)
     assert breakdown.cd_cumulative[-1] == pytest.approx(cd, rel=1e-9)
     print({name: (round(p, 3), round(f, 4)) for name, (p, f) in breakdown.parts.items()})
-    assert total == pytest.approx(cd, rel=1e-9)
-    assert breakdown.cd_cumulative[-1] == pytest.approx(cd, rel=1e-9)
     pressure = {name: p for name, (p, _) in breakdown.parts.items()}
     friction = {name: f for name, (_, f) in breakdown.parts.items()}
     assert pressure["forebody"] + pressure["slant"] + pressure["base"] > 0.95 * cd

@@ -6,7 +6,8 @@ the surface pressure of the elements on the body's centre plane over the nose.
         [key=value ...]
 
 Runs the case (default the Ahmed body) on the CPU with `body.bounce_back=volumetric` and the
-given overrides, as the case's run section says, and prints the run's Cd and Cl (with the
+given overrides, as the case's run section says (with refinement.levels the body and its wall
+on the finest level), and prints the run's Cd and Cl (with the
 per-step Cd's spread over the averaging window, its standard deviation over its mean, and the
 means of the window's two halves), the drag by part (pressure, friction;
 solver/drag_breakdown.py, element_drag_breakdown), Cd(x) at a few stations behind the nose, and
@@ -89,15 +90,23 @@ def main() -> int:
             overrides=["body.bounce_back=volumetric", "output.images=false", *overrides],
             schema=CASE_SCHEMA,
         )
-        sim = simulation(case, "cpu")
+        model = simulation(case, "cpu")
+        sim = model.finest  # the level that holds the body (the model itself on one grid)
         if args.free_slip:
             switch_law_force_off(sim)
         start = time.perf_counter()
-        result = run(sim)
+        result = run(model)
     except SlipstreamError as exc:  # a bad case or key, or a run that blew up: one line
         print(f"error: {exc}", file=sys.stderr)
         return 2
     force = result.element_force_mean_lattice
+    if force is None:
+        print(
+            f"error: no averaging window: the run did not converge by run.max_steps "
+            f"({result.steps}); raise it or set run.average_from_step",
+            file=sys.stderr,
+        )
+        return 2
     breakdown = element_drag_breakdown(sim, force, result.best_fields)
     p_inf = (free_stream_density(sim, result.best_fields) - 1.0) / 3.0
     cd_at = {
