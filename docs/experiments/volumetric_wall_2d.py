@@ -74,7 +74,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -485,6 +487,7 @@ def run(
     tau: float,
     merge_below: float = 0.0,
     mass_radius: float = 0.0,
+    make_wall: Callable[[Cylinder], Any] | None = None,
 ) -> dict:
     diameter = 2 * radius
     nx, ny = int(12 * diameter), int(6 * diameter)
@@ -494,7 +497,10 @@ def run(
         "interpolated": Interpolated,
         "interpolated-mass": lambda c: Interpolated(c, keep_mass=True, mass_radius=mass_radius),
     }
-    wall = Volumetric(cyl, merge_below) if rule == "volumetric" else walls[rule](cyl)
+    if make_wall is not None:  # another volumetric wall (volumetric_routing_2d.py)
+        wall = make_wall(cyl)
+    else:
+        wall = Volumetric(cyl, merge_below) if rule == "volumetric" else walls[rule](cyl)
     u0 = 0.05
     fluid = wall.volume > 0
     x, y = np.meshgrid(np.arange(nx) + 0.5, np.arange(ny) + 0.5, indexing="ij")
@@ -752,14 +758,20 @@ def turned_plane(
     }
 
 
-def poiseuille(size: int, wall_offset: float, tau: float, collision: str) -> dict:
+def poiseuille(
+    size: int,
+    wall_offset: float,
+    tau: float,
+    collision: str,
+    make_wall: Callable[[Slab], Any] | None = None,
+) -> dict:
     """No slip: plane Poiseuille flow between the volumetric wall's faces of an aligned slab (the
     box 4 x size, the gap 0.75 size), driven by a body force, for 3 gap^2 / nu steps; the flow rate
     against g H^3 / (12 nu). wall_offset places the slab's lower face that far into its cell
     (0: on a voxel face, where the wall is halfway bounce-back; otherwise both faces cut cells)."""
     slab = Slab(0, 1, size)
     slab.origin = np.array([0.3, wall_offset])
-    wall = Volumetric(slab, slip=False)
+    wall = make_wall(slab) if make_wall is not None else Volumetric(slab, slip=False)
     nx, ny, gap = slab.nx, slab.ny, slab.gap
     fluid = wall.volume > 0
     nu = (tau - 0.5) / 3

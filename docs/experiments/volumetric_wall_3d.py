@@ -47,7 +47,9 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -401,19 +403,29 @@ class VolumetricWall:
         return f_new.reshape(f.shape), force
 
 
-def stokes_array(fraction: float, box: int, steps: int) -> dict:
+def stokes_array(
+    fraction: float,
+    box: int,
+    steps: int,
+    tau: float = 1.0,
+    make_wall: Callable[[SphereBody], Any] | None = None,
+) -> dict:
     """No slip: Stokes flow through a simple cubic array of spheres (a periodic box of `box`
-    cells, tau 1, driven by a body force g along x), K = F / (6 pi mu a U) against Zick & Homsy,
-    F the drive over the whole box (the mean pressure gradient times the box's volume), U the
-    mean velocity over the whole box, a the sphere's radius (the mesh has its volume)."""
+    cells, BGK at tau, driven by a body force g along x), K = F / (6 pi mu a U) against Zick &
+    Homsy, F the drive over the whole box (the mean pressure gradient times the box's volume), U
+    the mean velocity over the whole box, a the sphere's radius (the mesh has its volume).
+    make_wall: another volumetric wall (volumetric_routing_3d.py), by default this one's."""
     radius = box * (3 * fraction / (4 * np.pi)) ** (1 / 3)
     centre = np.array([box / 2 + 0.3, box / 2 + 0.1, box / 2 - 0.2])
     body = SphereBody((box, box, box), centre, radius)
     t0 = time.time()
-    wall = VolumetricWall(body, merge_below=0.0, slip=False)
+    if make_wall is not None:
+        wall = make_wall(body)
+    else:
+        wall = VolumetricWall(body, merge_below=0.0, slip=False)
     setup = time.time() - t0
     fluid = wall.volume > 0
-    g, tau = 1e-6, 1.0
+    g = 1e-6
     f = equilibrium(np.ones(wall.shape), np.zeros((3, *wall.shape))) * fluid[None]
     push = 3 * W[:, None, None, None] * C[:, 0, None, None, None] * g
     drag = []
@@ -436,6 +448,7 @@ def stokes_array(fraction: float, box: int, steps: int) -> dict:
     ref = ZICK_HOMSY[fraction]
     return {
         "fraction": fraction,
+        "tau": tau,
         "box": box,
         "radius_cells": round(float(radius), 3),
         "elements": wall.n_el,
