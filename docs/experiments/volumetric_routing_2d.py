@@ -485,12 +485,36 @@ def main() -> None:
         ],
     )
     ap.add_argument("--cylinder", type=float, metavar="RADIUS", help="the free-slip cylinder")
+    ap.add_argument("--stokes", type=int, metavar="BOX", help="no slip: square arrays of cylinders")
+    ap.add_argument(
+        "--diffusion-times", type=float, default=1.0, help="--stokes: steps, in BOX^2 / nu"
+    )
     ap.add_argument("--steps", type=int, default=4000, help="--cylinder: steps")
     ap.add_argument("--average", type=int, default=1500, help="--cylinder: steps averaged")
     args = ap.parse_args()
     results = []
     for rule in args.rules:
         for tau in args.taus:
+            if args.stokes:
+                for fraction in sorted(vw.SANGANI_ACRIVOS):
+                    steps = int(args.diffusion_times * args.stokes**2 / ((tau - 0.5) / 3))
+                    r = vw.stokes_array(
+                        "volumetric",
+                        fraction,
+                        args.stokes,
+                        steps,
+                        tau,
+                        make_wall=make_wall(rule, slip=False, tau=tau),
+                    )
+                    r |= {"rule": rule, "tau": tau, "steps": steps}
+                    print(
+                        f"{rule}, tau {tau}, solid fraction {fraction}: F/(mu U) "
+                        f"{r['F_over_mu_U']:.3f} against Sangani & Acrivos {r['sangani_acrivos']}"
+                        f" ({r['error']:+.2%}), radius {r['radius_cells']} cells, {steps} steps",
+                        flush=True,
+                    )
+                    results.append(r)
+                continue
             if args.cylinder:
                 r = vw.run(
                     "volumetric",

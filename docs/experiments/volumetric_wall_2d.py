@@ -837,15 +837,16 @@ def stokes_array(
     steps: int,
     tau: float = 1.0,
     collision: str = "bgk",
+    make_wall: Callable[[Cylinder], Any] | None = None,
 ) -> dict:
     """No slip: Stokes flow through a square array of cylinders (a periodic box of `box` cells,
     BGK, regularized BGK or TRT at relaxation time tau, driven by a body force), F / (mu U) against
     Sangani & Acrivos (1982, Int. J. Multiphase Flow 8, 343), U the mean velocity over the whole
-    box."""
+    box. make_wall: another volumetric wall (volumetric_routing_2d.py)."""
     radius = box * np.sqrt(solid_fraction / np.pi)
     cyl = Cylinder(box, box, np.array([box / 2 + 0.3, box / 2 + 0.1]), radius, int(8 * radius))
     walls = {"staircase": Staircase, "interpolated": Interpolated, "volumetric": Volumetric}
-    wall = walls[rule](cyl, slip=False)
+    wall = make_wall(cyl) if make_wall is not None else walls[rule](cyl, slip=False)
     fluid = wall.volume > 0
     g = 1e-6
     f = equilibrium(np.ones((box, box)), np.zeros((box, box)), np.zeros((box, box)))
