@@ -29,13 +29,17 @@ all give halfway bounce-back.
         [--size 20] [--rules lumped mirrored linear ...]
     python docs/experiments/volumetric_routing_2d.py --cylinder RADIUS [--steps 4000]
         [--average 1500] [--taus 0.51] [--rules ...]
+    python docs/experiments/volumetric_routing_2d.py --stokes BOX [--diffusion-times 1]
+        [--taus 0.6 1.0] [--rules ...]
 
 Without --cylinder: plane Poiseuille flow between no-slip faces of an aligned slab, OFFSET into
 their cells (`volumetric_wall_2d.poiseuille`, a gap of 0.75 SIZE cells), BGK; each line gives the
 flow rate's error against g H^3 / (12 nu) and the wall shift it implies. With --cylinder: the
 free-slip cylinder of `volumetric_wall_2d.run` (U 0.05, Re_D = U 2 RADIUS / nu), its Cd against
 the shear-free cylinder's leading order and the total pressure Cp_t of the cells whose centres
-lie within half a cell of the surface, by 15 degrees from the front. Ends with one JSON line.
+lie within half a cell of the surface, by 15 degrees from the front. With --stokes: no slip,
+Stokes flow through square arrays of cylinders (`volumetric_wall_2d.stokes_array`, solid
+fractions 0.05 and 0.2) against Sangani & Acrivos. Ends with one JSON line.
 """
 
 from __future__ import annotations
