@@ -20,7 +20,8 @@ sends the sum back spread evenly over the prism (each cell by its share of it). 
   field streamed exactly (the uncut rest of a cell translated, the cut pieces turned over) and
   projected back on each cell's mean and slope by its first moments; BGK relaxes the slopes
   towards the equilibrium's. ``projected-near``: the slopes kept only in the cells pieces leave
-  or land in, the cut cells and their neighbours (elsewhere dropped each step).
+  or land in, the cut cells, and their neighbours --band cells out (elsewhere dropped each
+  step).
 
 Every rule keeps each link's mass and a fluid at rest exactly; on a wall along the cells' faces
 all give halfway bounce-back.
@@ -270,7 +271,7 @@ class Projected(vw.Volumetric):
     exactly as the lattice's, so there they are only carried along."""
 
     def __init__(
-        self, body: vw.Slab, tau: float, slip: bool = False, near_only: bool = False
+        self, body: vw.Slab, tau: float, slip: bool = False, band: int | None = None
     ) -> None:
         super().__init__(body, slip=slip)
         nx, ny = body.nx, body.ny
@@ -373,17 +374,19 @@ class Projected(vw.Volumetric):
         )
         self.keep_area *= fluid[None]
         self.slope = np.zeros((9, 2, nx, ny))
-        # near_only: slopes only in the cells a piece leaves or lands in, and the cut cells
+        # band: slopes only in the cut cells, the cells a piece leaves or lands in, and their
+        # neighbours `band` cells out (None: every fluid cell)
         self.carries = fluid.copy()
-        if near_only:
+        if band is not None:
             self.carries = (self.volume < 1) & fluid
             self.carries[self.r_src] = True
             self.carries[self.r_dst] = True
             self.carries[self.o_dst] = True
-            near = self.carries.copy()
-            for q in range(1, 9):  # and their neighbours
-                near |= np.roll(self.carries, tuple(vw.C[q]), axis=(0, 1))
-            self.carries = near & fluid
+            for _ in range(band):
+                near = self.carries.copy()
+                for q in range(1, 9):
+                    near |= np.roll(self.carries, tuple(vw.C[q]), axis=(0, 1))
+                self.carries = near & fluid
 
     def collide_slopes(self, f: np.ndarray) -> None:
         """BGK on the slopes: towards the equilibrium's slope along the moments' slopes."""
@@ -452,7 +455,7 @@ class Projected(vw.Volumetric):
         return f_new, force
 
 
-def make_wall(rule: str, slip: bool, tau: float):
+def make_wall(rule: str, slip: bool, tau: float, band: int = 1):
     """The wall of a rule: lumped (the volumetric wall as it is), mirrored, linear (mirrored, the
     populations linear across each cell's fluid), linear-whole (linear, the gradient from whole
     neighbours only), lumped-linear (lumped, the gathered pieces linear)."""
@@ -465,7 +468,8 @@ def make_wall(rule: str, slip: bool, tau: float):
     if rule == "lumped":
         return lambda body: vw.Volumetric(body, slip=slip)
     if rule in ("projected", "projected-near"):
-        return lambda body: Projected(body, tau, slip=slip, near_only=rule == "projected-near")
+        near = band if rule == "projected-near" else None
+        return lambda body: Projected(body, tau, slip=slip, band=near)
     return lambda body: Mirrored(body, slip=slip, **options[rule])
 
 
@@ -488,6 +492,9 @@ def main() -> None:
             "projected-near",
         ],
     )
+    ap.add_argument(
+        "--band", type=int, default=1, help="projected-near: how many cells out the slopes reach"
+    )
     ap.add_argument("--cylinder", type=float, metavar="RADIUS", help="the free-slip cylinder")
     ap.add_argument("--stokes", type=int, metavar="BOX", help="no slip: square arrays of cylinders")
     ap.add_argument(
@@ -508,7 +515,7 @@ def main() -> None:
                         args.stokes,
                         steps,
                         tau,
-                        make_wall=make_wall(rule, slip=False, tau=tau),
+                        make_wall=make_wall(rule, slip=False, tau=tau, band=args.band),
                     )
                     r |= {"rule": rule, "tau": tau, "steps": steps}
                     print(
@@ -526,7 +533,7 @@ def main() -> None:
                     args.steps,
                     args.average,
                     tau,
-                    make_wall=make_wall(rule, slip=True, tau=tau),
+                    make_wall=make_wall(rule, slip=True, tau=tau, band=args.band),
                 )
                 r["rule"] = rule
                 print(
@@ -540,7 +547,11 @@ def main() -> None:
                 continue
             for offset in args.offsets:
                 r = vw.poiseuille(
-                    args.size, offset, tau, "bgk", make_wall=make_wall(rule, slip=False, tau=tau)
+                    args.size,
+                    offset,
+                    tau,
+                    "bgk",
+                    make_wall=make_wall(rule, slip=False, tau=tau, band=args.band),
                 )
                 r["rule"] = rule
                 print(
