@@ -57,27 +57,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import volumetric_wall_2d as vw  # noqa: E402
 
 
-def cell_pieces(poly: list[np.ndarray]) -> list[tuple[int, int, list[np.ndarray]]]:
-    """(i, j, piece) of a convex polygon cut by the unit cells [i, i+1] x [j, j+1]."""
-    pts = np.array(poly)
-    out = []
-    for i in range(int(np.floor(pts[:, 0].min())), int(np.ceil(pts[:, 0].max()))):
-        for j in range(int(np.floor(pts[:, 1].min())), int(np.ceil(pts[:, 1].max()))):
-            piece = poly
-            for normal, offset in (
-                ((-1.0, 0.0), -i),
-                ((1.0, 0.0), i + 1),
-                ((0.0, -1.0), -j),
-                ((0.0, 1.0), j + 1),
-            ):
-                piece = vw.clip(piece, np.array(normal), offset)
-                if not piece:
-                    break
-            if vw.area(piece) > 1e-13:
-                out.append((i, j, piece))
-    return out
-
-
 def centroid(poly: list[np.ndarray]) -> np.ndarray:
     """The centroid of a convex polygon (a triangle fan from its first vertex)."""
     total, moment = 0.0, np.zeros(2)
@@ -114,7 +93,7 @@ class Mirrored(vw.Volumetric):
         self.linear, self.lumped, self.whole_neighbours = linear, lumped, whole_neighbours
         # each cell's fluid centroid, from its centre
         self.offset = np.zeros((2, nx, ny))
-        for i, j, piece in cell_pieces(body.solid()):
+        for i, j, piece in vw.cell_pieces(body.solid()):
             a = vw.area(piece)
             fluid = 1.0 - a
             if fluid > 1e-9:
@@ -130,12 +109,12 @@ class Mirrored(vw.Volumetric):
                     continue
                 c = vw.C[q].astype(float)
 
-                for i, j, piece in cell_pieces([p0, p1, p1 - c, p0 - c]):
+                for i, j, piece in vw.cell_pieces([p0, p1, p1 - c, p0 - c]):
                     centre = np.array([i + 0.5, j + 0.5])
                     taken.append(
                         (q, i % nx, j % ny, vw.area(piece), *(centroid(piece) - centre), e)
                     )
-                    for k, m, sub in cell_pieces([turn(p, p0, n, c) for p in piece]):
+                    for k, m, sub in vw.cell_pieces([turn(p, p0, n, c) for p in piece]):
                         back = turn(centroid(sub), p0, n, c) - centre
                         routed.append((q, i % nx, j % ny, k % nx, m % ny, vw.area(sub), *back))
         tk, r = np.array(taken), np.array(routed)
@@ -281,7 +260,7 @@ class Projected(vw.Volumetric):
         _, _, cell_second = moments(square, np.zeros(2))
         solid_first = np.zeros((2, nx, ny))
         solid_second = np.zeros((2, 2, nx, ny))
-        for i, j, piece in cell_pieces(body.solid()):  # about the cell's centre, wrapped
+        for i, j, piece in vw.cell_pieces(body.solid()):  # about the cell's centre, wrapped
             _, m1, m2 = moments(piece, np.array([i + 0.5, j + 0.5]))
             solid_first[:, i % nx, j % ny] += m1
             solid_second[:, :, i % nx, j % ny] += m2
@@ -320,20 +299,20 @@ class Projected(vw.Volumetric):
                 c = vw.C[q].astype(float)
                 cn = c @ n
                 if cn > 1e-12:  # the outgoing prism's pieces, for the free slip's terms
-                    for k, m, piece in cell_pieces([p0, p1, p1 + c, p0 + c]):
+                    for k, m, piece in vw.cell_pieces([p0, p1, p1 + c, p0 + c]):
                         dst = np.array([k + 0.5, m + 0.5]) + self.offset[:, k % nx, m % ny]
                         a, m1, _ = moments(piece, dst)
                         out_rows.append((e, q, k % nx, m % ny, a, *m1))
                 if cn > -1e-9:
                     continue
                 flip = np.eye(2) - 2 * np.outer(c, n) / cn  # the turn's linear part
-                for i, j, piece in cell_pieces([p0, p1, p1 - c, p0 - c]):
+                for i, j, piece in vw.cell_pieces([p0, p1, p1 - c, p0 - c]):
                     src = np.array([i + 0.5, j + 0.5]) + self.offset[:, i % nx, j % ny]
                     a, m1, m2 = moments(piece, src)
                     cut_area[q, i % nx, j % ny] += a
                     cut_first[q, :, i % nx, j % ny] += m1
                     cut_second[q, :, :, i % nx, j % ny] += m2
-                    for k, m, sub in cell_pieces([turn(v, p0, n, c) for v in piece]):
+                    for k, m, sub in vw.cell_pieces([turn(v, p0, n, c) for v in piece]):
                         back = [turn(v, p0, n, c) for v in sub]  # the piece it came from
                         a_s, m1_s, m2_s = moments(back, src)
                         dst = np.array([k + 0.5, m + 0.5]) + self.offset[:, k % nx, m % ny]

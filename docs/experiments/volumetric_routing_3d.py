@@ -63,28 +63,6 @@ def moments(poly: vw3.Polyhedron, origin: np.ndarray) -> tuple[float, np.ndarray
     return vol, first, second
 
 
-def cell_pieces(poly: vw3.Polyhedron) -> list[tuple[int, int, int, vw3.Polyhedron]]:
-    """(i, j, k, piece) of a convex polyhedron cut by the unit cells (unwrapped indices)."""
-    pts = np.concatenate(poly)
-    lo = np.floor(pts.min(axis=0) + vw3.EPS).astype(int)
-    hi = np.ceil(pts.max(axis=0) - vw3.EPS).astype(int)
-    axes = np.eye(3)
-    out = []
-    for i in range(lo[0], hi[0]):
-        px = vw3.clip(vw3.clip(poly, axes[0], i + 1), -axes[0], -i)
-        if len(px) < 4:
-            continue
-        for j in range(lo[1], hi[1]):
-            py = vw3.clip(vw3.clip(px, axes[1], j + 1), -axes[1], -j)
-            if len(py) < 4:
-                continue
-            for k in range(lo[2], hi[2]):
-                pz = vw3.clip(vw3.clip(py, axes[2], k + 1), -axes[2], -k)
-                if len(pz) >= 4 and vw3.volume(pz) > 1e-13:
-                    out.append((i, j, k, pz))
-    return out
-
-
 def prism(tri: np.ndarray, sweep: np.ndarray) -> vw3.Polyhedron:
     """The triangle swept by `sweep`: two triangles and three quadrilaterals."""
     a, b, c = tri
@@ -153,7 +131,7 @@ class Projected:
                 def turn(x: np.ndarray, p0: np.ndarray = tri[0], c=c, n=n, cn=cn) -> np.ndarray:
                     return x + (2 * (-((x - p0) @ n) / cn) - 1) * c
 
-                for i, j, k, piece in cell_pieces(prism(tri, -c)):
+                for i, j, k, piece in vw3.cell_pieces(prism(tri, -c)):
                     at = (i % shape[0], j % shape[1], k % shape[2])
                     src = np.array([i, j, k]) + 0.5 + self.offset[(slice(None), *at)]
                     a, m1, m2 = moments(piece, src)
@@ -161,7 +139,7 @@ class Projected:
                     cut_first[(q, slice(None), *at)] += m1
                     cut_second[(q, slice(None), slice(None), *at)] += m2
                     turned = [np.array([turn(x) for x in face]) for face in piece]
-                    for ii, jj, kk, sub in cell_pieces(turned):
+                    for ii, jj, kk, sub in vw3.cell_pieces(turned):
                         to = (ii % shape[0], jj % shape[1], kk % shape[2])
                         back = [np.array([turn(x) for x in face]) for face in sub]
                         a_s, m1_s, m2_s = moments(back, src)

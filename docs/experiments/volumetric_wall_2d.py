@@ -114,8 +114,8 @@ def area(poly: list[np.ndarray]) -> float:
     return 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
 
 
-def cell_overlaps(poly: list[np.ndarray]) -> list[tuple[int, int, float]]:
-    """(i, j, area) of a convex polygon's overlap with each unit cell [i, i+1] x [j, j+1]."""
+def cell_pieces(poly: list[np.ndarray]) -> list[tuple[int, int, list[np.ndarray]]]:
+    """(i, j, piece) of a convex polygon cut by each unit cell [i, i+1] x [j, j+1] it overlaps."""
     pts = np.array(poly)
     out = []
     for i in range(int(np.floor(pts[:, 0].min())), int(np.ceil(pts[:, 0].max()))):
@@ -130,10 +130,14 @@ def cell_overlaps(poly: list[np.ndarray]) -> list[tuple[int, int, float]]:
                 piece = clip(piece, np.array(normal), offset)
                 if not piece:
                     break
-            a = area(piece)
-            if a > 1e-13:
-                out.append((i, j, a))
+            if area(piece) > 1e-13:
+                out.append((i, j, piece))
     return out
+
+
+def cell_overlaps(poly: list[np.ndarray]) -> list[tuple[int, int, float]]:
+    """(i, j, area) of a convex polygon's overlap with each unit cell [i, i+1] x [j, j+1]."""
+    return [(i, j, area(piece)) for i, j, piece in cell_pieces(poly)]
 
 
 @dataclass

@@ -138,9 +138,9 @@ def volume(poly: Polyhedron) -> float:
     return total
 
 
-def cell_overlaps(poly: Polyhedron) -> list[tuple[int, int, int, float]]:
-    """(i, j, k, volume) of a convex polyhedron's overlap with each unit cell, clipped slab by
-    slab along x, then y, then z."""
+def cell_pieces(poly: Polyhedron) -> list[tuple[int, int, int, Polyhedron]]:
+    """(i, j, k, piece) of a convex polyhedron cut by each unit cell it overlaps (unwrapped),
+    clipped slab by slab along x, then y, then z."""
     pts = np.concatenate(poly)
     lo, hi = np.floor(pts.min(axis=0) + EPS).astype(int), np.ceil(pts.max(axis=0) - EPS).astype(int)
     axes = np.eye(3)
@@ -154,10 +154,15 @@ def cell_overlaps(poly: Polyhedron) -> list[tuple[int, int, int, float]]:
             if len(py) < 4:
                 continue
             for k in range(lo[2], hi[2]):
-                v = volume(clip(clip(py, axes[2], k + 1), -axes[2], -k))
-                if v > 1e-13:
-                    out.append((i, j, k, v))
+                pz = clip(clip(py, axes[2], k + 1), -axes[2], -k)
+                if len(pz) >= 4 and volume(pz) > 1e-13:
+                    out.append((i, j, k, pz))
     return out
+
+
+def cell_overlaps(poly: Polyhedron) -> list[tuple[int, int, int, float]]:
+    """(i, j, k, volume) of a convex polyhedron's overlap with each unit cell."""
+    return [(i, j, k, volume(piece)) for i, j, k, piece in cell_pieces(poly)]
 
 
 def icosphere(centre: np.ndarray, radius: float, edge: float) -> np.ndarray:
