@@ -3,13 +3,15 @@
 tables (solver/volumetric_wall.py) for the Ahmed body (25 degrees) and the parametric car at
 given cells per body length, in a box 3 cells larger than the body on every side.
 
-    python benchmarks/volumetric_setup.py [--cells 64 128] [--bodies ahmed car]
+    python benchmarks/volumetric_setup.py [--cells 64 128] [--bodies ahmed car] [--projected]
 
 Prints, per body and resolution: the wall time and peak memory of build_volumetric_wall, the
 elements (cut cells), the cells that do not pull plainly, the gather and scatter entries, the
 solid volume against the mesh's (exact to rounding for a closed mesh), and the volume of the
 prisms that fell in cells without fluid (where the surface is concave: the Ahmed body's stilts
-under its floor). Ends with one JSON line.
+under its floor). --projected adds what the projected wall's geometry costs (not yet used by the
+kernels): the surfels, their solid moments per cut cell (solver/volumetric_moments.py) and the
+turned pieces (solver/volumetric_turn.py). Ends with one JSON line.
 """
 
 from __future__ import annotations
@@ -29,6 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from shapes.ahmed import AhmedBody  # noqa: E402
 from shapes.car import CarParameters, car_mesh  # noqa: E402
 from shapes.mesh import TriangleMesh  # noqa: E402
+from solver.surfels import cut_into_cells  # noqa: E402
+from solver.volumetric_moments import solid_moments  # noqa: E402
+from solver.volumetric_turn import turned_pieces  # noqa: E402
 from solver.volumetric_wall import build_volumetric_wall  # noqa: E402
 
 MARGIN_CELLS = 3
@@ -38,7 +43,30 @@ def body_mesh(name: str) -> TriangleMesh:
     return AhmedBody().mesh() if name == "ahmed" else car_mesh(CarParameters())
 
 
-def measure(name: str, cells: int) -> dict:
+def measure_projected(triangles: np.ndarray, shape_zyx: tuple[int, int, int]) -> dict:
+    """The projected wall's geometry: surfels, solid moments, turned pieces (centroid offsets
+    zero: the cost does not depend on them)."""
+    t0 = time.perf_counter()
+    surfels = cut_into_cells(triangles, shape_zyx[::-1])
+    t1 = time.perf_counter()
+    moments = solid_moments(surfels, shape_zyx)
+    t2 = time.perf_counter()
+    pieces = turned_pieces(surfels, lambda cells: np.zeros((len(cells), 3)))
+    t3 = time.perf_counter()
+    return {
+        "surfels": len(surfels.cell),
+        "cut_cells_with_surfels": len(moments["volume"]),
+        "turned_rows": len(pieces.volume),
+        "surfels_s": round(t1 - t0, 1),
+        "moments_s": round(t2 - t1, 1),
+        "turned_s": round(t3 - t2, 1),
+        "peak_rss_gb_after_projected": round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2
+        ),
+    }
+
+
+def measure(name: str, cells: int, projected: bool = False) -> dict:
     mesh = body_mesh(name)
     lo, hi = mesh.vertices_m.min(axis=0), mesh.vertices_m.max(axis=0)
     dx = (hi[0] - lo[0]) / cells
@@ -51,12 +79,14 @@ def measure(name: str, cells: int) -> dict:
     a, b, c = triangles[:, 0], triangles[:, 1], triangles[:, 2]
     mesh_volume = np.einsum("ij,ij->i", a, np.cross(b, c)).sum() / 6
     solid = wall.volume.size - wall.volume.sum()
-    return {
+    peak_gb = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2)
+    extra = measure_projected(triangles, shape_zyx) if projected else {}
+    return extra | {
         "body": name,
         "cells_per_length": cells,
         "box": list(shape_zyx[::-1]),
         "seconds": round(seconds, 1),
-        "peak_rss_gb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2),
+        "peak_rss_gb": peak_gb,
         "elements": len(wall.element_cell),
         "slots": len(wall.slot_cell),
         "gather_entries": len(wall.gather_q),
@@ -70,6 +100,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cells", nargs="+", type=int, default=[64, 128])
     ap.add_argument("--bodies", nargs="+", default=["ahmed", "car"])
+    ap.add_argument("--projected", action="store_true", help="also the projected wall's geometry")
     args = ap.parse_args()
     bad = [b for b in args.bodies if b not in ("ahmed", "car")]
     if bad or min(args.cells) < 8:
@@ -79,7 +110,7 @@ def main() -> None:
     rows = []
     for name in args.bodies:
         for cells in args.cells:
-            r = measure(name, cells)
+            r = measure(name, cells, args.projected)
             rows.append(r)
             print(
                 f"{name} at {cells} cells per length (box {r['box']}): {r['seconds']} s, peak"
@@ -88,6 +119,13 @@ def main() -> None:
                 f" solid / mesh volume {r['solid_over_mesh_volume']:.12f}; prisms in solid"
                 f" cells {r['solid_parcel_volume']:.3g} cells^3"
             )
+            if args.projected:
+                print(
+                    f"  projected: {r['surfels']} surfels ({r['surfels_s']} s), solid moments of"
+                    f" {r['cut_cells_with_surfels']} cut cells ({r['moments_s']} s),"
+                    f" {r['turned_rows']} turned rows ({r['turned_s']} s), peak"
+                    f" {r['peak_rss_gb_after_projected']} GB"
+                )
     print(json.dumps(rows))
 
 
