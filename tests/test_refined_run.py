@@ -185,8 +185,9 @@ def test_volumetric_sphere_on_two_levels_drags_as_on_the_uniform_grid():
     finest level: the refined grid's Cd within 1% of the uniform grid's under the same wall
     (measured: 1.3144 against 1.3192, -0.37%). Both lie above Schiller-Naumann's 1.09 at Re 100,
     and above interpolated bounce-back's 1.19 in this small tunnel at 12 cells per diameter: the
-    volumetric wall's no slip lies about a third of a cell out in the fluid at this tau (its mesh
-    shrunk by 0.34 cells drags as interpolated bounce-back's sphere does;
+    volumetric wall's no slip lies about a third of a cell further out in the fluid than
+    interpolated bounce-back's at this tau (its mesh shrunk by about 0.34 cells, interpolated
+    between runs shrunk by 0.2 and 0.37, drags as interpolated bounce-back's sphere does;
     docs/experiments/volumetric_sphere_shift.py, docs/validation.md "In the kernels: the laminar
     sphere"): held between 1.09 and 1.25 times it."""
     backend = select_backend("cpu")
