@@ -55,7 +55,7 @@ def measure_projected(triangles: np.ndarray, shape_zyx: tuple[int, int, int]) ->
     t3 = time.perf_counter()
     return {
         "surfels": len(surfels.cell),
-        "cut_cells_with_surfels": len(moments["volume"]),
+        "cut_cells_with_surfels": len(moments.volume),
         "turned_rows": len(pieces.volume),
         "surfels_s": round(t1 - t0, 1),
         "moments_s": round(t2 - t1, 1),

@@ -17,6 +17,7 @@ surfel's fan (Strang & Fix 1973, the six-point rule).
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -52,11 +53,22 @@ def polygon_quadrature(poly: Polygons) -> tuple[np.ndarray, np.ndarray]:
     return points.reshape(m, -1, 3), weights.reshape(m, -1)
 
 
-def solid_moments(surfels: Surfels, shape_zyx: tuple[int, int, int]) -> dict[str, np.ndarray]:
-    """The solid's moments in each cell that holds a surfel: `cell` [n, 3] (i, j, k), `volume`
-    [n] [cells^3], `first` [n, 3] about the cell's centre [cells^4] and `second` [n, 3, 3] about
-    the cell's centre [cells^5]. The mesh is closed and outward-oriented and its columns along x
-    start outside the body (surfels left of the box count, as in `solid_volume`)."""
+@dataclass(frozen=True)
+class SolidMoments:
+    """The solid's moments in each cell that holds a surfel: cell [n, 3] (i, j, k), volume [n]
+    [cells^3], first [n, 3] about the cell's centre [cells^4] and second [n, 3, 3] about the
+    cell's centre [cells^5]."""
+
+    cell: np.ndarray
+    volume: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+
+
+def solid_moments(surfels: Surfels, shape_zyx: tuple[int, int, int]) -> SolidMoments:
+    """The solid's moments in each cell that holds a surfel. The mesh is closed and
+    outward-oriented and its columns along x start outside the body (surfels left of the box
+    count, as in `solid_volume`)."""
     nz, ny, nx = shape_zyx
     i, j, k = surfels.cell.T
     counted = (j >= 0) & (j < ny) & (k >= 0) & (k < nz) & (i < nx)
@@ -111,9 +123,9 @@ def solid_moments(surfels: Surfels, shape_zyx: tuple[int, int, int]) -> dict[str
         ],
         axis=-2,
     )
-    return {
-        "cell": np.stack([ci, cj, ck], axis=1),
-        "volume": vol,
-        "first": np.stack([mx, my, mz], axis=1),
-        "second": second,
-    }
+    return SolidMoments(
+        cell=np.stack([ci, cj, ck], axis=1),
+        volume=vol,
+        first=np.stack([mx, my, mz], axis=1),
+        second=second,
+    )

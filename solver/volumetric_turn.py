@@ -45,12 +45,9 @@ class TurnedPieces:
     q_map: np.ndarray
 
 
-def _linear(g: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return np.asarray(g, float), np.asarray(h, float)
-
-
 def _exit(cells: np.ndarray, sweep: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
-    """d_a(s) = g . s + h, where s + t sweep leaves the cell along axis a."""
+    """d_a(s) = g . s + h, where s + t sweep leaves the cell along axis a: the linear form of
+    `solver/volumetric_geometry.py`'s exit parameter, for the regions' planes."""
     g = np.zeros((len(cells), 3))
     if sweep[axis] > 0:
         g[:, axis] = -1.0
@@ -82,7 +79,7 @@ def turned_pieces(
         sweep = -c
         cells = s.cell.astype(float)
         m = len(index)
-        zero, one = _linear(np.zeros((m, 3)), np.zeros(m)), _linear(np.zeros((m, 3)), np.ones(m))
+        zero, one = (np.zeros((m, 3)), np.zeros(m)), (np.zeros((m, 3)), np.ones(m))
         axes = list(np.flatnonzero(sweep))
         sides = []  # (polygon, [(lo, hi, step)], exits)
         if len(axes) == 1:

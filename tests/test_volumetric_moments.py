@@ -76,16 +76,16 @@ def test_a_spheres_cut_cells_and_whole_cells_add_up_to_its_moments():
     surfels = cut_into_cells(tris, shape)
     got = solid_moments(surfels, shape)
     volume = solid_volume(surfels, shape)  # (z, y, x)
-    ci, cj, ck = got["cell"].T
-    np.testing.assert_allclose(got["volume"], volume[ck, cj, ci], atol=1e-11)
+    ci, cj, ck = got.cell.T
+    np.testing.assert_allclose(got.volume, volume[ck, cj, ci], atol=1e-11)
     whole = np.ones(shape, bool)
     whole[ck, cj, ci] = False
     whole &= volume > 1 - 1e-9
     kz, jy, ix = np.nonzero(whole)
-    centres = np.concatenate([got["cell"], np.stack([ix, jy, kz], axis=1)]) + 0.5
-    vol = np.concatenate([got["volume"], np.ones(len(ix))])
-    first_c = np.concatenate([got["first"], np.zeros((len(ix), 3))])
-    second_c = np.concatenate([got["second"], np.broadcast_to(np.eye(3) / 12, (len(ix), 3, 3))])
+    centres = np.concatenate([got.cell, np.stack([ix, jy, kz], axis=1)]) + 0.5
+    vol = np.concatenate([got.volume, np.ones(len(ix))])
+    first_c = np.concatenate([got.first, np.zeros((len(ix), 3))])
+    second_c = np.concatenate([got.second, np.broadcast_to(np.eye(3) / 12, (len(ix), 3, 3))])
     total_first = (first_c + vol[:, None] * centres).sum(axis=0)
     outer = centres[:, :, None] * first_c[:, None, :]
     total_second = (
@@ -126,6 +126,16 @@ def test_a_plane_surfels_prism_turns_over_as_an_exact_bounce_back_puts_it():
     np.testing.assert_allclose(rows[0, 0], (0.4, 0.4 * (0.8 - 0.5)), atol=1e-14)
     np.testing.assert_allclose(rows[0, 1], (0.3, 0.3 * (0.45 - 0.5)), atol=1e-14)
     np.testing.assert_allclose(rows[1, 0], (0.3, 0.3 * (1.15 - 1.5)), atol=1e-14)
+    # the piece that stays, z 0.6-1.0 about the centre 0.5: its second moment, and the turned
+    # field's first moment, m P + Q s with the source's f = m + s (z - 0.5) read back at
+    # 1.6 - z' for z' in 0.6-1.0: P = int (z' - 0.5), Q = int (1.1 - z') (z' - 0.5)
+    stay = np.flatnonzero(
+        (pieces.q == down) & (pieces.source[:, 2] == 0) & (pieces.destination[:, 2] == 0)
+    )[0]
+    np.testing.assert_allclose(pieces.second[stay][2, 2], (0.5**3 - 0.1**3) / 3, atol=1e-14)
+    np.testing.assert_allclose(pieces.p[stay][2], 0.12, atol=1e-14)
+    q_zz = 0.6 * (0.5**2 - 0.1**2) / 2 - (0.5**3 - 0.1**3) / 3
+    np.testing.assert_allclose(pieces.q_map[stay][2, 2], q_zz, atol=1e-14)
 
 
 def test_a_spheres_turned_pieces_fill_its_prisms_both_ways():
