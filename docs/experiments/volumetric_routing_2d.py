@@ -482,6 +482,22 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=4000, help="--cylinder: steps")
     ap.add_argument("--average", type=int, default=1500, help="--cylinder: steps averaged")
     args = ap.parse_args()
+    problem = (
+        "--offsets must lie in [0, 1)"
+        if any(not 0 <= o < 1 for o in args.offsets)
+        else "--taus must be above 0.5"
+        if any(t <= 0.5 for t in args.taus)
+        else "--size and --stokes must be at least 8 cells, --cylinder at least 4"
+        if args.size < 8
+        or (args.stokes is not None and args.stokes < 8)
+        or (args.cylinder is not None and args.cylinder < 4)
+        else "--band must be at least 0"
+        if args.band < 0
+        else None
+    )
+    if problem:
+        print(f"volumetric_routing_2d: {problem}", file=sys.stderr)
+        raise SystemExit(2)
     results = []
     for rule in args.rules:
         for tau in args.taus:

@@ -233,6 +233,13 @@ def main() -> None:
     ap.add_argument("--steps-per-diffusion", type=float, default=3.0)
     ap.add_argument("--rules", nargs="+", default=["lumped", "projected"])
     args = ap.parse_args()
+    if args.box < 8 or any(t <= 0.5 for t in args.taus) or args.steps_per_diffusion <= 0:
+        print(
+            "volumetric_routing_3d: --box must be at least 8, --taus above 0.5 and"
+            " --steps-per-diffusion positive",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     results = []
     for rule in args.rules:
         for tau in args.taus:

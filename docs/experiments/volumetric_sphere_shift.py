@@ -67,6 +67,13 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--average", type=int, default=500)
     args = ap.parse_args()
+    if any(not 0 <= s < 3 for s in args.shrink) or not 0 < args.average <= args.steps:
+        print(
+            "volumetric_sphere_shift: --shrink must lie in [0, 3) cells and --average in"
+            " (0, --steps]",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     rows = [run("interpolated", 0.0, args.steps, args.average)]
     print(
         f"interpolated, the true radius: Cd {rows[0]['cd']:.4f} ({rows[0]['seconds']} s)",

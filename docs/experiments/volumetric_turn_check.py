@@ -47,6 +47,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--box", type=int, default=10)
     args = ap.parse_args()
+    if args.box < 8:
+        print("volumetric_turn_check: --box must be at least 8 cells", file=sys.stderr)
+        raise SystemExit(2)
     box = args.box
     radius = box * (3 * 0.064 / (4 * np.pi)) ** (1 / 3)
     centre = np.array([box / 2 + 0.3, box / 2 + 0.1, box / 2 - 0.2])
