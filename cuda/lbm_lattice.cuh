@@ -204,6 +204,23 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const long long*, vol_probe)  /* [8 E] the cells its input is read from */            \
     X(float, vol_sample)            /* the input's distance from the surface (cells) */     \
     X(int, vol_law_on)              /* 1: the elements take the law (walls.model loglaw) */ \
+    X(int, vol_projected)           /* 1: the projected wall, its slots carrying slopes      \
+                                       (solver/volumetric_projected.py); then vol_keep and  \
+                                       gamma's no-slip part give way to the maps below */   \
+    X(const float*, vol_keep_map)   /* [16 (19 s + q)] each slot's 4 x 4 map of its link q's \
+                                       source (mean, slope) */                              \
+    X(const int*, vol_turn_start)   /* [19 s + 1] where each slot's turned rows of link q   \
+                                       start (at 19 s + q) */                               \
+    X(const long long*, vol_turn_at) /* their sources' populations, opp(q) S + cell */       \
+    X(const float*, vol_turn_map)   /* [16 r] their 4 x 4 maps */                           \
+    X(const float*, vol_gather_first) /* [3 parcels] the parcels' first moments about their \
+                                       source's fluid centroid (cells^4) */                 \
+    X(const float*, vol_scatter_slope) /* [3 entries] the scatter entries' slopes */         \
+    X(float*, vol_slope_in)         /* [57 s] each slot's slopes (19 links x 3 axes, 1/cell) \
+                                       after the last collision */                          \
+    X(float*, vol_slope_out)        /* [57 s] the slopes the step pulls, before collision */ \
+    X(const long long*, vol_slot_cell) /* [s] each slot's cell */                           \
+    X(int, n_vol_slots)             /* the projected wall's slots (0 without it) */          \
     X(float*, sgs_moments)          /* [4 n] whether each cell flows (1 or 0), and its       \
                                        velocity at its last collision, for the gradient's   \
                                        subgrid models (lbm_subgrid.cuh) */                  \

@@ -12,6 +12,7 @@
 // also hands back the tangential momentum less the law's force (lbm_volumetric_gather).
 #pragma once
 
+#include "lbm_projected.cuh"
 #include "lbm_wall_model.cuh"
 
 // The law's force on element e's fluid along its tangents, F_k = rho u_tau^2 A (u_t . t_k) / |u_t|,
@@ -50,7 +51,9 @@ __device__ __forceinline__ void lbm_volumetric_law_force(const lbm_pop* __restri
 // populations, in[q] = sum over its parcels of link q of v f_q (stored shifted; in + w_q A_in is
 // the gather), sent back along the opposite link (no slip); with the law (vol_law_on) the
 // tangential momentum it gathered is handed back (free slip) less the law's force
-// (solver/volumetric_law.py). gamma holds what it sends, shifted by w_q A_out, and vol_force its
+// (solver/volumetric_law.py). gamma holds what it sends, shifted by w_q A_out (under the
+// projected wall, whose turned rows carry the no-slip part with the slopes, only what the law and
+// the free slip add, the gather's parcels then linear with their slopes), and vol_force its
 // momentum exchange, sum over q of c_q (gather - send), at gauge pressure (of f - w_q, as the
 // other walls report it): the rest state pushes no body, closed or standing on the floor.
 template <int kCollision>
@@ -63,8 +66,16 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
 #define LBM_VOL_GATHER(q, cx, cy, cz, w)                                                      \
     if (q > 0) {                                                                              \
         float in = 0.0f;                                                                      \
-        for (int i = p.vol_gather_start[19 * e + q]; i < p.vol_gather_start[19 * e + q + 1]; ++i) \
-            in += p.vol_gather_volume[i] * lbm_pop_load(f[p.vol_gather_at[i]]);                \
+        for (int i = p.vol_gather_start[19 * e + q]; i < p.vol_gather_start[19 * e + q + 1]; ++i) { \
+            const long long at = p.vol_gather_at[i];                                          \
+            in += p.vol_gather_volume[i] * lbm_pop_load(f[at]);                               \
+            if (p.vol_projected) {                                                            \
+                float s[3];                                                                   \
+                const float* first = p.vol_gather_first + 3 * i;                              \
+                lbm_projected_source_slope(p, at - q * p.plane_stride, q, s);                 \
+                in += first[0] * s[0] + first[1] * s[1] + first[2] * s[2];                    \
+            }                                                                                 \
+        }                                                                                     \
         gather[q] = in + (w) * swept[LBM_OPP(q)];                                             \
     }
     D3Q19_LINKS(LBM_VOL_GATHER)
@@ -88,8 +99,9 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
     gamma[0] = 0.0f;
 #define LBM_VOL_SEND(q, cx, cy, cz, w)                     \
     if (q > 0) {                                           \
-        gamma[q] = send[q] - (w) * swept[q];               \
-        const float exchange = gather[q] - (w) * swept[LBM_OPP(q)] - gamma[q]; \
+        const float sent = send[q] - (w) * swept[q];       \
+        gamma[q] = p.vol_projected ? send[q] - gather[LBM_OPP(q)] : sent; \
+        const float exchange = gather[q] - (w) * swept[LBM_OPP(q)] - sent; \
         force[0] += LBM_CV(cx, exchange);                  \
         force[1] += LBM_CV(cy, exchange);                  \
         force[2] += LBM_CV(cz, exchange);                  \
@@ -107,6 +119,10 @@ template <int kLayout>
 __device__ __forceinline__ void lbm_volumetric_pull(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                     const long long n, const int s, const int x, const int y,
                                                     const int z, float* f) {
+    if (p.vol_projected) {
+        lbm_projected_pull<kLayout>(f_src, p, n, s, x, y, z, f);
+        return;
+    }
     const float* keep = p.vol_keep + 19 * s;
     const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
     long long src[19];

@@ -24,7 +24,9 @@ from solver.errors import ConfigError
 
 FACE_TYPES = ("periodic", "noslip", "freeslip", "moving", "inlet", "outflow")
 SHAPES = ("none", "sphere", "cylinder", "box", "mesh")
-BOUNCE_BACK = ("interpolated", "halfway", "volumetric")
+BOUNCE_BACK = ("interpolated", "halfway", "volumetric", "projected")
+#: The forms of the volumetric wall.
+VOLUMETRIC = ("volumetric", "projected")
 INLET_PROFILES = ("uniform", "parabolic_y")
 INITIAL_STATES = ("inflow", "rest", "taylor_green")
 COLLISIONS = ("bgk", "entropic")
@@ -92,7 +94,9 @@ class BodyConfig:
     # interpolated (Bouzidi et al. 2001) | halfway | volumetric (Chen, Teixeira & Molvig 1998:
     # every cell with fluid in it flows, the mesh's elements send back what they gather, with
     # the wall model the law's stress on each element; mesh bodies, two-buffer grids, the
-    # finest refinement level; docs/solver.md)
+    # finest refinement level; docs/solver.md) | projected (the volumetric wall with each cell
+    # near the body linear across its fluid, its slopes carried as state: no-slip about the
+    # true surface; docs/solver.md, "The projected volumetric wall")
     bounce_back: str = "interpolated"
 
 
@@ -434,17 +438,17 @@ def validate(case: CaseConfig) -> None:
     _require(b.axis in AXES, "body.axis", f"must be one of {AXES}")
     _require(b.lift_axis in ("y", "z"), "body.lift_axis", "must be y or z")
     _require(b.bounce_back in BOUNCE_BACK, "body.bounce_back", f"must be one of {BOUNCE_BACK}")
-    if b.bounce_back == "volumetric":
+    if b.bounce_back in VOLUMETRIC:
         _require(
             b.shape == "mesh",
             "body.bounce_back",
-            "volumetric needs a mesh body (body.shape: mesh and a geometry.source): the "
+            f"{b.bounce_back} needs a mesh body (body.shape: mesh and a geometry.source): the "
             "primitives take interpolated or halfway",
         )
         _require(
             r.streaming == "ab",
             "body.bounce_back",
-            "volumetric runs on two-buffer grids for now: set resolution.streaming=ab",
+            f"{b.bounce_back} runs on two-buffer grids for now: set resolution.streaming=ab",
         )
         _require(
             case.walls.pool_cells == 0,

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from solver import lattice
-from solver.lattice import HEADER, Q
+from solver.lattice import HEADER, OPP, Q
 from solver.law_of_the_wall import spalding_table
+from solver.volumetric_projected import ProjectedWall
 from solver.volumetric_wall import VolumetricWall, csr_start
 from solver.wall_fill import freeslip_fill, wall_fill_cells, wall_fill_faces
 from solver.wall_geometry import WALL_FIELDS
@@ -95,6 +96,17 @@ NO_VOLUMETRIC_WALL: dict[str, Any] = {
     "vol_probe": np.zeros(0, np.int64),
     "vol_sample": 0.0,
     "vol_law_on": 0,
+    "vol_projected": 0,
+    "vol_keep_map": np.zeros(0, np.float32),
+    "vol_turn_start": np.zeros(1, np.int32),
+    "vol_turn_at": np.zeros(0, np.int64),
+    "vol_turn_map": np.zeros(0, np.float32),
+    "vol_gather_first": np.zeros(0, np.float32),
+    "vol_scatter_slope": np.zeros(0, np.float32),
+    "vol_slope_in": np.zeros(0, np.float32),
+    "vol_slope_out": np.zeros(0, np.float32),
+    "vol_slot_cell": np.zeros(0, np.int64),
+    "n_vol_slots": 0,
 }
 
 
@@ -118,6 +130,40 @@ def volumetric_wall_values(wall: VolumetricWall, plane_stride: int) -> dict[str,
         "vol_gamma": np.zeros(Q * n_el, np.float32),
         "vol_force": np.zeros(3 * n_el, np.float32),
         "n_vol_elements": n_el,
+    }
+
+
+def projected_wall_values(wall: ProjectedWall, plane_stride: int) -> dict[str, np.ndarray | int]:
+    """The LbmParams fields of the projected wall (cuda/lbm_projected.cuh), host arrays: the
+    volumetric wall's elements with the projected wall's slots, maps and parcels."""
+    n_el = len(wall.wall.element_cell)
+    n_slot = len(wall.slot_cell)
+    index = np.full(wall.wall.volume.size, -1, np.int32)
+    index[wall.slot_cell] = np.arange(n_slot, dtype=np.int32)
+    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
+    q_out = np.repeat(np.arange(Q * n_slot) % Q, np.diff(wall.turn_start))
+    return {
+        **volumetric_wall_values(wall.wall, plane_stride),
+        "vol_index": index,
+        "vol_keep": np.zeros(0, np.float32),
+        "vol_scatter_start": wall.scatter_start.astype(np.int32),
+        "vol_scatter": (Q * wall.scatter_element + wall.scatter_q).astype(np.int32),
+        "vol_scatter_weight": wall.scatter_weight.astype(np.float32),
+        "vol_gather_start": csr_start(Q * owner + wall.gather_q, Q * n_el).astype(np.int32),
+        "vol_gather_at": (wall.gather_q * plane_stride + wall.gather_cell).astype(np.int64),
+        "vol_gather_volume": wall.gather_volume.astype(np.float32),
+        "vol_swept": wall.swept_out.astype(np.float32).ravel(),
+        "vol_projected": 1,
+        "vol_keep_map": wall.keep_map.astype(np.float32).ravel(),
+        "vol_turn_start": wall.turn_start.astype(np.int32),
+        "vol_turn_at": (OPP[q_out] * plane_stride + wall.turn_source).astype(np.int64),
+        "vol_turn_map": wall.turn_map.astype(np.float32).ravel(),
+        "vol_gather_first": wall.gather_first.astype(np.float32).ravel(),
+        "vol_scatter_slope": wall.scatter_slope.astype(np.float32).ravel(),
+        "vol_slope_in": np.zeros(57 * n_slot, np.float32),
+        "vol_slope_out": np.zeros(57 * n_slot, np.float32),
+        "vol_slot_cell": wall.slot_cell.astype(np.int64),
+        "n_vol_slots": n_slot,
     }
 
 

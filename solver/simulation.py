@@ -21,7 +21,14 @@ from solver.backends import Backend
 from solver.backends.base import population_dtype
 from solver.bodies import MeshArrays, make_body
 from solver.boundary_conditions import boundary_conditions
-from solver.config import AXES, CaseConfig, body_acceleration_m_s2, collision_operator, wall_model
+from solver.config import (
+    AXES,
+    VOLUMETRIC,
+    CaseConfig,
+    body_acceleration_m_s2,
+    collision_operator,
+    wall_model,
+)
 from solver.errors import ConfigError
 from solver.fidelity import Fidelity, assess, check_fidelity, check_through_flow
 from solver.grid import (
@@ -37,6 +44,7 @@ from solver.kernel_params import (
     NO_VOLUMETRIC_WALL,
     KernelParams,
     pack_params,
+    projected_wall_values,
     volumetric_wall_values,
     wall_fill_params,
 )
@@ -53,6 +61,7 @@ from solver.subgrid import SUBGRID_MODELS, model_constant, uses_gradient
 from solver.surface_elements import SlotSurface, periodic_axes, slot_surface_elements
 from solver.units import LatticeUnits, derive_units
 from solver.volumetric_law import law_values, volumetric_law
+from solver.volumetric_projected import ProjectedWall, projected_wall_on_grid
 from solver.volumetric_wall import VolumetricWall, volumetric_wall_on_grid
 from solver.wall_fill import mark_bulk
 from solver.wall_geometry import WALL_FIELDS, slot_wall_geometry
@@ -113,11 +122,18 @@ class Simulation:
             case.resolution.subgrid,
         )
         self.volumetric_wall: VolumetricWall | None = None
-        if self.body is not None and case.body.bounce_back == "volumetric":
+        self.projected_wall: ProjectedWall | None = None  # the volumetric wall's projected form
+        if self.body is not None and case.body.bounce_back in VOLUMETRIC:
             assert mesh is not None, "config validation guarantees a mesh body"
-            self.volumetric_wall = volumetric_wall_on_grid(
-                mesh.vertices_m, mesh.faces, self.grid, periodic_axes(case)
-            )
+            if case.body.bounce_back == "projected":
+                self.projected_wall = projected_wall_on_grid(
+                    mesh.vertices_m, mesh.faces, self.grid, periodic_axes(case)
+                )
+                self.volumetric_wall = self.projected_wall.wall
+            else:
+                self.volumetric_wall = volumetric_wall_on_grid(
+                    mesh.vertices_m, mesh.faces, self.grid, periodic_axes(case)
+                )
             # each mesh face's part index and the parts' names, for the drag by part
             self.volumetric_parts: tuple[np.ndarray, tuple[str, ...]] = mesh.parts()
         body_cells = (
@@ -161,7 +177,8 @@ class Simulation:
             lattice.BULK
         )  # reporting cells take the general path
         if self.volumetric_wall is not None:  # its cells pull by its tables
-            self.flags_host.reshape(-1)[self.volumetric_wall.slot_cell] &= ~np.uint8(lattice.BULK)
+            slots = (self.projected_wall or self.volumetric_wall).slot_cell
+            self.flags_host.reshape(-1)[slots] &= ~np.uint8(lattice.BULK)
         n_slots = int(self.slot_host.max()) + 1
         interpolated = self.body is not None and case.body.bounce_back == "interpolated"
         link_q = (
@@ -339,7 +356,11 @@ class Simulation:
             return NO_VOLUMETRIC_WALL
         values = {
             **NO_VOLUMETRIC_WALL,
-            **volumetric_wall_values(self.volumetric_wall, self.plane_stride),
+            **(
+                projected_wall_values(self.projected_wall, self.plane_stride)
+                if self.projected_wall is not None
+                else volumetric_wall_values(self.volumetric_wall, self.plane_stride)
+            ),
         }
         if wall_model(case) == "loglaw":
             sample = case.walls.sample_cells - 0.5
@@ -362,6 +383,8 @@ class Simulation:
             )
         self._to_swapped()
         self._load_inlet_drho(m[0][:, :, 0] - 1.0)
+        if self.projected_wall is not None:  # a linear field's slopes start at 0
+            self._param_values["vol_slope_in"][...] = 0.0
         self._current = 0
         self.step_count = 0
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from solver.grid import Grid
 from solver.lattice import OPP, C
 from solver.surfels import Surfels, clip_half_space, polygon_moments
 
@@ -206,3 +207,39 @@ def clip_to_fluid(parcels: Parcels, cell: np.ndarray, volume: np.ndarray) -> tup
     scaled = parcels.volume * factor[where]
     taken = float((parcels.volume - scaled)[~parcels.outgoing].sum())
     return replace(parcels, volume=scaled), taken
+
+
+@dataclass(frozen=True)
+class CellBox:
+    """The grid's cells as flat indices, wrapped on its periodic axes."""
+
+    shape_zyx: tuple[int, int, int]
+    periodic: np.ndarray  # bool (x, y, z)
+
+    @property
+    def size(self) -> np.ndarray:
+        return np.array(self.shape_zyx[::-1])
+
+    def flat(self, xyz: np.ndarray) -> np.ndarray:
+        """Flat indices of cells (i, j, k); -1 for a cell past a face that does not wrap."""
+        size = self.size
+        xyz = np.where(self.periodic, xyz % size, xyz)
+        outside = ((xyz < 0) | (xyz >= size)).any(axis=1)
+        return np.where(outside, -1, xyz[:, 0] + size[0] * (xyz[:, 1] + size[1] * xyz[:, 2]))
+
+    def neighbour(self, cell: np.ndarray, step: np.ndarray) -> np.ndarray:
+        """Flat indices of cell + step for flat cells (-1 past a face that does not wrap)."""
+        nx, ny, _ = self.size
+        return self.flat(np.stack([cell % nx, (cell // nx) % ny, cell // (nx * ny)], 1) + step)
+
+
+def mesh_on_grid(
+    vertices_m: np.ndarray, faces: np.ndarray, grid: Grid
+) -> tuple[np.ndarray, np.ndarray]:
+    """A mesh (vertices [m], faces) as triangles [m, 3, 3] in the grid's cells, and the grid's
+    boundary layers, the domain's walls (bool (z, y, x))."""
+    lo_cell_m = grid.origin_m - np.asarray(grid.ghost_lo) * grid.dx_m  # where cell 0 starts
+    triangles = ((np.asarray(vertices_m, float) - lo_cell_m) / grid.dx_m)[np.asarray(faces)]
+    walls = np.ones(grid.shape_zyx, bool)
+    walls[grid.interior()] = False
+    return triangles, walls

@@ -53,6 +53,11 @@ def polygon_quadrature(poly: Polygons) -> tuple[np.ndarray, np.ndarray]:
     return points.reshape(m, -1, 3), weights.reshape(m, -1)
 
 
+#: Cells with less fluid than this [cells^3] carry no slope: their second moment is too thin to
+#: invert in float32 (their means stream as the volumetric wall's).
+SLOPE_MIN_VOLUME = 1e-3
+
+
 @dataclass(frozen=True)
 class SolidMoments:
     """The solid's moments in each cell that holds a surfel: cell [n, 3] (i, j, k), volume [n]
@@ -129,3 +134,55 @@ def solid_moments(surfels: Surfels, shape_zyx: tuple[int, int, int]) -> SolidMom
         first=np.stack([mx, my, mz], axis=1),
         second=second,
     )
+
+
+@dataclass(frozen=True)
+class FluidMoments:
+    """Each fluid cell's centroid offset from its centre [n, 3] and the inverse of its fluid
+    second moment about the centroid [n, 3, 3] (0 where it carries no slope), by flat cell,
+    stored for the cut cells only (whole cells: offset 0, inverse 12 I)."""
+
+    cut: np.ndarray  # sorted flat cells
+    offset: np.ndarray
+    second: np.ndarray
+    second_inv: np.ndarray
+
+    def _at(self, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        at = np.minimum(np.searchsorted(self.cut, cells), max(len(self.cut) - 1, 0))
+        found = (self.cut[at] == cells) if len(self.cut) else np.zeros(len(cells), bool)
+        return at, found
+
+    def offset_of(self, cells: np.ndarray) -> np.ndarray:
+        at, found = self._at(cells)
+        return np.where(found[:, None], self.offset[at] if len(self.cut) else 0.0, 0.0)
+
+    def second_of(self, cells: np.ndarray) -> np.ndarray:
+        at, found = self._at(cells)
+        whole = np.broadcast_to(np.eye(3) / 12, (len(cells), 3, 3))
+        return np.where(found[:, None, None], self.second[at] if len(self.cut) else 0.0, whole)
+
+    def inverse_of(self, cells: np.ndarray) -> np.ndarray:
+        at, found = self._at(cells)
+        whole = np.broadcast_to(12 * np.eye(3), (len(cells), 3, 3))
+        return np.where(found[:, None, None], self.second_inv[at] if len(self.cut) else 0.0, whole)
+
+
+def fluid_moments(
+    surfels: Surfels, shape_zyx: tuple[int, int, int], flat_volume: np.ndarray
+) -> FluidMoments:
+    """The cut cells' fluid moments from the surfels (all of them, as `solid_moments` takes them)
+    and every cell's fluid volume (flat)."""
+    nz, ny, nx = shape_zyx
+    solid = solid_moments(surfels, shape_zyx)
+    flat = solid.cell[:, 0] + nx * (solid.cell[:, 1] + ny * solid.cell[:, 2])
+    v = flat_volume[flat]
+    cut = (v > 0) & (v < 1)
+    order = np.argsort(flat[cut])
+    flat, v = flat[cut][order], v[cut][order]
+    first, second_solid = solid.first[cut][order], solid.second[cut][order]
+    offset = -first / v[:, None]
+    second = np.eye(3) / 12 - second_solid - v[:, None, None] * offset[:, :, None] * offset[:, None]
+    carries = (v >= SLOPE_MIN_VOLUME) & (np.linalg.det(second) > 1e-15)
+    inverse = np.zeros_like(second)
+    inverse[carries] = np.linalg.inv(second[carries])
+    return FluidMoments(flat, offset, second, inverse)

@@ -34,8 +34,14 @@ import numpy as np
 from solver.errors import ConfigError
 from solver.grid import Grid
 from solver.lattice import OPP, C, Q
-from solver.surfels import cut_into_cells
-from solver.volumetric_geometry import clip_to_fluid, fluid_volume, swept_parcels
+from solver.surfels import Surfels, cut_into_cells
+from solver.volumetric_geometry import (
+    CellBox,
+    clip_to_fluid,
+    fluid_volume,
+    mesh_on_grid,
+    swept_parcels,
+)
 
 
 @dataclass(frozen=True)
@@ -79,31 +85,7 @@ def csr_start(owner: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=n))]).astype(np.int64)
 
 
-@dataclass(frozen=True)
-class _Box:
-    """The grid's cells as flat indices, wrapped on its periodic axes."""
-
-    shape_zyx: tuple[int, int, int]
-    periodic: np.ndarray  # bool (x, y, z)
-
-    @property
-    def size(self) -> np.ndarray:
-        return np.array(self.shape_zyx[::-1])
-
-    def flat(self, xyz: np.ndarray) -> np.ndarray:
-        """Flat indices of cells (i, j, k); -1 for a cell past a face that does not wrap."""
-        size = self.size
-        xyz = np.where(self.periodic, xyz % size, xyz)
-        outside = ((xyz < 0) | (xyz >= size)).any(axis=1)
-        return np.where(outside, -1, xyz[:, 0] + size[0] * (xyz[:, 1] + size[1] * xyz[:, 2]))
-
-    def neighbour(self, cell: np.ndarray, step: np.ndarray) -> np.ndarray:
-        """Flat indices of cell + step for flat cells (-1 past a face that does not wrap)."""
-        nx, ny, _ = self.size
-        return self.flat(np.stack([cell % nx, (cell // nx) % ny, cell // (nx * ny)], 1) + step)
-
-
-def _inside(box: _Box, xyz: np.ndarray) -> np.ndarray:
+def _inside(box: CellBox, xyz: np.ndarray) -> np.ndarray:
     flat = box.flat(xyz)
     if (flat < 0).any():
         raise ConfigError(
@@ -115,7 +97,7 @@ def _inside(box: _Box, xyz: np.ndarray) -> np.ndarray:
 
 
 def _source_volumes(
-    box: _Box,
+    box: CellBox,
     volume: np.ndarray,
     walls: np.ndarray,
     candidate: np.ndarray,
@@ -153,16 +135,35 @@ def build_volumetric_wall(
     """The tables of a closed, outward-oriented mesh, triangles [m, 3, 3] in cells (cell (i, j, k)
     the unit cube from (i, j, k)), in a box of shape (nz, ny, nx) with periodic (x, y, z);
     walls: bool (z, y, x), the domain's wall cells, which hold no fluid (None: none)."""
-    box = _Box(shape_zyx, np.asarray(periodic, bool))
     nz, ny, nx = shape_zyx
+    surfels = cut_into_cells(triangles_cells, (nx, ny, nz))
+    return volumetric_wall_of_surfels(surfels, shape_zyx, periodic, walls)
+
+
+def body_surfels(
+    surfels: Surfels, shape_zyx: tuple[int, int, int], periodic: np.ndarray, walls: np.ndarray
+) -> Surfels:
+    """The surfels the elements are made of: those in the box's cells, not in the domain's walls
+    (bool (z, y, x))."""
+    box = CellBox(shape_zyx, np.asarray(periodic, bool))
+    surfels = surfels.within(tuple(shape_zyx[::-1]))
+    return surfels.take(np.flatnonzero(~walls.ravel()[_inside(box, surfels.cell)]))
+
+
+def volumetric_wall_of_surfels(
+    surfels: Surfels,
+    shape_zyx: tuple[int, int, int],
+    periodic: np.ndarray,
+    walls: np.ndarray | None = None,
+) -> VolumetricWall:
+    """build_volumetric_wall from the mesh's surfels (`cut_into_cells` with the box given)."""
+    box = CellBox(shape_zyx, np.asarray(periodic, bool))
     walls = np.zeros(shape_zyx, bool) if walls is None else np.asarray(walls, bool)
     flat_walls = walls.ravel()
-    surfels = cut_into_cells(triangles_cells, (nx, ny, nz))
     volume = fluid_volume(surfels, shape_zyx)
     volume[walls] = 0.0
     flat_volume = volume.ravel()
-    surfels = surfels.within((nx, ny, nz))
-    surfels = surfels.take(np.flatnonzero(~flat_walls[_inside(box, surfels.cell)]))
+    surfels = body_surfels(surfels, shape_zyx, periodic, walls)
     element_cell, element = np.unique(_inside(box, surfels.cell), return_inverse=True)
     n_el = len(element_cell)
     area_vector, centroid = np.zeros((2, n_el, 3))
@@ -234,10 +235,6 @@ def build_volumetric_wall(
 def volumetric_wall_on_grid(
     vertices_m: np.ndarray, faces: np.ndarray, grid: Grid, periodic: np.ndarray
 ) -> VolumetricWall:
-    """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z); the
-    grid's boundary layers are the domain's walls."""
-    lo_cell_m = grid.origin_m - np.asarray(grid.ghost_lo) * grid.dx_m  # where cell 0 starts
-    triangles = ((np.asarray(vertices_m, float) - lo_cell_m) / grid.dx_m)[np.asarray(faces)]
-    walls = np.ones(grid.shape_zyx, bool)
-    walls[grid.interior()] = False
+    """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z)."""
+    triangles, walls = mesh_on_grid(vertices_m, faces, grid)
     return build_volumetric_wall(triangles, grid.shape_zyx, periodic, walls)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from solver.lattice import C, W
+from solver.lattice import OPP, C, W
 
 
 def equilibrium(rho: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -257,3 +257,73 @@ def volumetric_stream(
     pulled[:, wall.volume.ravel() == 0] = 0.0
     force = C.T.astype(float) @ (gauge - gauge[:, opp]).sum(axis=0)
     return pulled.reshape(f_post.shape), force
+
+
+def projected_stream(
+    f_post: np.ndarray, slope: np.ndarray, wall
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One streaming step of the projected volumetric wall (solver/volumetric_projected.py) in a
+    periodic box without the domain's walls: post-collision means f_post[q, z, y, x] and the
+    slots' slopes slope[S, q, 3]; each slot's (mean, slope) of link q from its source's through
+    the keep map, plus the turned rows' of link opp(q) (no slip). Returns the new means (zero in
+    solid cells), the slots' new slopes and the momentum the body took, sum over the elements'
+    parcels and q of c_q (gathered - sent) at gauge pressure."""
+    shape = f_post.shape[1:]
+    flat = f_post.reshape(len(C), -1)
+    n_slot = len(wall.slot_cell)
+    slot_of = np.full(flat.shape[1], -1)
+    slot_of[wall.slot_cell] = np.arange(n_slot)
+
+    def mean_slope(q: np.ndarray, cells: np.ndarray) -> np.ndarray:
+        at = slot_of[cells]
+        s = np.where((at >= 0)[:, None], slope[np.maximum(at, 0), q], 0.0)
+        return np.concatenate([flat[q, cells][:, None], s], axis=1)
+
+    z, y, x = np.unravel_index(wall.slot_cell, shape)
+    out = np.zeros((n_slot, len(C), 4))
+    for q in range(len(C)):
+        source = np.ravel_multi_index(
+            ((z - C[q, 2]) % shape[0], (y - C[q, 1]) % shape[1], (x - C[q, 0]) % shape[2]), shape
+        )
+        out[:, q] = np.einsum(
+            "nab,nb->na", wall.keep_map[:, q], mean_slope(np.full(n_slot, q), source)
+        )
+    owner = np.repeat(np.arange(n_slot * len(C)), np.diff(wall.turn_start))
+    q_in = OPP[owner % len(C)]
+    turned = np.einsum("nab,nb->na", wall.turn_map, mean_slope(q_in, wall.turn_source))
+    np.add.at(out.reshape(-1, 4), owner, turned)
+    pulled = np.stack(
+        [np.roll(f_post[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
+    ).reshape(len(C), -1)
+    pulled[:, wall.slot_cell] = out[:, :, 0].T
+    pulled[:, wall.wall.volume.ravel() == 0] = 0.0
+    element = np.repeat(np.arange(len(wall.gather_start) - 1), np.diff(wall.gather_start))
+    n_el = len(wall.gather_start) - 1
+    gathered = np.zeros((n_el, len(C)))
+    taken = mean_slope(wall.gather_q, wall.gather_cell)
+    np.add.at(
+        gathered,
+        (element, wall.gather_q),
+        wall.gather_volume * (taken[:, 0] - W[wall.gather_q])
+        + (wall.gather_first * taken[:, 1:]).sum(axis=1),
+    )
+    force = C.T.astype(float) @ (gathered - gathered[:, OPP]).sum(axis=0)
+    return pulled.reshape(f_post.shape), out[:, :, 1:], force
+
+
+def projected_relax(
+    f: np.ndarray, slope: np.ndarray, slot_cell: np.ndarray, tau: float
+) -> np.ndarray:
+    """The slots' slopes [S, q, 3] after BGK at tau, towards the equilibrium's slope along the
+    slopes of density and momentum at each slot's density and velocity (from its populations
+    f[q, z, y, x], which the collision keeps)."""
+    flat = f.reshape(len(C), -1)[:, slot_cell]  # [q, S]
+    rho = flat.sum(axis=0)
+    u = (C.T.astype(float) @ flat) / rho  # [3, S]
+    s_rho = slope.sum(axis=1)  # [S, 3]
+    s_j = np.einsum("qb,sqa->sba", C.astype(float), slope)  # [S, momentum axis, slope axis]
+    cu = C.astype(float) @ u  # [q, S]
+    d_rho = W[:, None] * (1 - 4.5 * cu**2 + 1.5 * (u * u).sum(axis=0))
+    d_j = W[:, None, None] * (3 * C[:, :, None] * (1 + 3 * cu[:, None]) - 3 * u[None])  # [q, b, S]
+    eq = d_rho.T[:, :, None] * s_rho[:, None] + np.einsum("qbs,sba->sqa", d_j, s_j)
+    return slope - (slope - eq) / tau

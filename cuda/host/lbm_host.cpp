@@ -182,6 +182,13 @@ void lbm_volumetric_gather_elements(const lbm_pop* f, const LbmParams* params) {
     }
 }
 
+// The projected wall's slopes relaxed (../lbm_projected.cuh), after the step that wrote f.
+void lbm_projected_relax_slots(const lbm_pop* f, const LbmParams* params) {
+    const LbmParams& p = *params;
+#pragma omp parallel for schedule(static)
+    for (int s = 0; s < p.n_vol_slots; ++s) lbm_projected_relax(f, p, s);
+}
+
 // The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.
 void lbm_wall_pool(lbm_pop* f, const LbmParams* params) {
     const LbmParams& p = *params;

@@ -72,9 +72,9 @@ class CpuBackend(Backend):
         lib = ctypes.CDLL(str(build_host_library(storage_code)))
         lib.lbm_step.argtypes = [_P, _P, _P]
         lib.lbm_step_in_place.argtypes = [_P, _P, _I]
-        lib.lbm_wall_pool.argtypes = [_P, _P]
-        lib.lbm_volumetric_gather_elements.argtypes = [_P, _P]
-        lib.lbm_subgrid.argtypes = [_P, _P]
+        for name in ("lbm_wall_pool", "lbm_volumetric_gather_elements", "lbm_subgrid"):
+            getattr(lib, name).argtypes = [_P, _P]  # (populations, params)
+        lib.lbm_projected_relax_slots.argtypes = [_P, _P]
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_stream_copy.argtypes = [_P, _P, _LL]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
@@ -88,6 +88,7 @@ class CpuBackend(Backend):
             lib.lbm_step_in_place,
             lib.lbm_wall_pool,
             lib.lbm_volumetric_gather_elements,
+            lib.lbm_projected_relax_slots,
             lib.lbm_subgrid,
             lib.lbm_init,
             lib.lbm_fields,
@@ -138,6 +139,8 @@ class CpuBackend(Backend):
         if params["n_vol_elements"]:  # the volumetric wall's gather (cuda/lbm_volumetric.cuh)
             lib.lbm_volumetric_gather_elements(_ptr(f_src), _ptr(params.record))
         lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
+        if params["n_vol_slots"]:  # the projected wall's slopes (cuda/lbm_projected.cuh)
+            lib.lbm_projected_relax_slots(_ptr(f_dst), _ptr(params.record))
         if params["n_pool_slots"]:  # the surface rule's pooling (cuda/lbm_wall_pool.cuh)
             lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))
         # The slots' forces summed in float64 along contiguous rows (numpy's pairwise sum): summed

@@ -153,6 +153,10 @@ class CudaBackend(Backend):
             gather(self._blocks(n_vol), (THREADS_PER_BLOCK,), (f_src, params.record))
         # The record (a numpy array of one struct) is passed by value: CuPy copies its bytes.
         self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
+        n_slots = int(params["n_vol_slots"])
+        if n_slots:  # the projected wall's slopes (cuda/lbm_projected.cuh)
+            relax = self._function("lbm_projected_relax_slots", f_dst)
+            relax(self._blocks(n_slots), (THREADS_PER_BLOCK,), (f_dst, params.record))
         n_pool = int(params["n_pool_slots"])
         if n_pool:  # the surface rule's pooling: every residual before any exchange changes
             residual = self._function("lbm_pool_residual_slots", f_dst)

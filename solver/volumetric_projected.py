@@ -1,0 +1,276 @@
+"""The projected volumetric wall's tables for the kernels (docs/solver.md, "The projected
+volumetric wall"; after Hoefnagel, Casalino, Hulshoff & de Prenter 2025, arXiv:2509.05035).
+
+The volumetric wall (`solver/volumetric_wall.py`) holds one value per cell and link, and what the
+surface sends back lands spread over the cells of its prisms: that averaging is a numerical
+viscosity of about theta (1 - theta) / 4 in a cell cut at offset theta, which moves the no-slip
+wall half a cell into the fluid as nu -> 0 (docs/validation.md, "What the cut cells' shift
+is"). Here each cell near the body (a slot) carries beside each population's mean m_q over its
+fluid a slope s_q [1/cell]: f_q(r) = m_q + s_q . (r - r_x), r_x the fluid's centroid. A step
+streams that linear field exactly and projects it back on each slot's mean and slope by its
+first moments. Each is linear in the source's (m, s), so every contribution is a 4 x 4 map M
+from the source's (m, s) of one link to the slot's (m, s):
+
+    (m, s)_q(x) = K[x, q] (m, s)_q(x - c_q)                 the rest of x - c_q, translated
+                + sum over its turned rows (y, R) R (m, s)_opp(q)(y)
+                + sum over its scatter entries (e, w, d) (w, d) gamma[e, q],
+
+K from the part of the source's fluid no surfel intercepts along c_q, R from the pieces of the
+surfels' incoming prisms of link opp(q) in cell y turned over where an exact bounce-back puts
+them (`solver/volumetric_turn.py`), and the scatter the elements' free-slip and law terms spread
+evenly over their outgoing prisms (weight w, slope d). Row 0 of a map is the source's volume and
+first moment over V(x); rows 1-3 are the inverse of x's fluid second moment times the first
+moment about r_x. The kernels relax the slopes towards the equilibrium's after each collision.
+
+Slopes are carried in every slot: the cut cells, the cells the surface intercepts or sends into
+and their neighbours (the two-dimensional model's band of one cell, which keeps the no-slip
+shift under 0.05 cells). Whole cells outside stream plainly with no slope. Lengths in cells;
+cells are flat indices n = x + nx (y + ny z).
+
+Over 250 lines: the builder and the keep maps, which only it calls, share its lookups of the
+slots, the cut cells' moments and the cut pieces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.errors import ConfigError
+from solver.grid import Grid
+from solver.lattice import OPP, C, Q
+from solver.surfels import cut_into_cells
+from solver.volumetric_geometry import CellBox, mesh_on_grid
+from solver.volumetric_moments import FluidMoments, fluid_moments
+from solver.volumetric_turn import turned_pieces
+from solver.volumetric_wall import (
+    VolumetricWall,
+    body_surfels,
+    csr_start,
+    volumetric_wall_of_surfels,
+)
+
+
+@dataclass(frozen=True)
+class ProjectedWall:
+    """The tables, numpy float64 (the backends cast), beside the volumetric wall's (whose
+    elements, volumes and law they share). Per slot: slot_cell [S], keep_map [S, Q, 4, 4];
+    turned rows by (slot, outgoing link), CSR turn_start [S Q + 1], turn_source [R] (the flat
+    cell whose link opp(q) they carry), turn_map [R, 4, 4]; the elements' incoming parcels by
+    (element, link), CSR gather_start [E + 1], gather_q, gather_cell, gather_volume, gather_first
+    [P, 3] (about the source's fluid centroid); swept_out [E, Q]; the scatter by slot, CSR
+    scatter_start [S + 1], scatter_element, scatter_q, scatter_weight, scatter_slope [., 3];
+    stray_volume: turned pieces that would land in the body's cells (a concave surface), kept
+    in their source instead [cells^3]."""
+
+    wall: VolumetricWall
+    slot_cell: np.ndarray
+    keep_map: np.ndarray
+    turn_start: np.ndarray
+    turn_source: np.ndarray
+    turn_map: np.ndarray
+    gather_start: np.ndarray
+    gather_q: np.ndarray
+    gather_cell: np.ndarray
+    gather_volume: np.ndarray
+    gather_first: np.ndarray
+    swept_out: np.ndarray
+    scatter_start: np.ndarray
+    scatter_element: np.ndarray
+    scatter_q: np.ndarray
+    scatter_weight: np.ndarray
+    scatter_slope: np.ndarray
+    stray_volume: float
+
+
+def _group(keys: np.ndarray, *values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Unique rows of keys [n, k] and each value [n, ...] summed over them."""
+    unique, where = np.unique(keys, axis=0, return_inverse=True)
+    where = where.ravel()
+    sums = []
+    for v in values:
+        out = np.zeros((len(unique), *v.shape[1:]))
+        np.add.at(out, where, v)
+        sums.append(out)
+    return unique, sums
+
+
+def _projected_map(volume, first, p, q_map, volume_x, inverse_x) -> np.ndarray:
+    """The 4 x 4 maps [n, 4, 4] of pieces of volume, first moment (about their source's centroid)
+    and destination moment maps (P, Q) into cells of fluid volume_x and inverse second moment."""
+    out = np.zeros((len(volume), 4, 4))
+    out[:, 0, 0] = volume / volume_x
+    out[:, 0, 1:] = first / volume_x[:, None]
+    moment = np.concatenate([p[:, :, None], q_map], axis=2)  # [n, 3, 4]
+    out[:, 1:, :] = np.einsum("nab,nbc->nac", inverse_x, moment)
+    return out
+
+
+def build_projected_wall(
+    triangles_cells: np.ndarray,
+    shape_zyx: tuple[int, int, int],
+    periodic: np.ndarray,
+    walls: np.ndarray | None = None,
+) -> ProjectedWall:
+    """The tables of a closed, outward-oriented mesh, as `build_volumetric_wall` takes it."""
+    nz, ny, nx = shape_zyx
+    periodic = np.asarray(periodic, bool)
+    walls = np.zeros(shape_zyx, bool) if walls is None else np.asarray(walls, bool)
+    flat_walls = walls.ravel()
+    box = CellBox(shape_zyx, periodic)
+    all_surfels = cut_into_cells(triangles_cells, (nx, ny, nz))
+    wall = volumetric_wall_of_surfels(all_surfels, shape_zyx, periodic, walls)
+    flat_volume = wall.volume.ravel()
+    moments = fluid_moments(all_surfels, shape_zyx, flat_volume)
+    surfels = body_surfels(all_surfels, shape_zyx, periodic, walls)
+
+    def offset_unwrapped(cells: np.ndarray) -> np.ndarray:
+        return moments.offset_of(box.flat(cells))
+
+    t = turned_pieces(surfels, offset_unwrapped)
+    src, dst = box.flat(t.source), box.flat(t.destination)
+    if (src < 0).any() or (dst < 0).any():
+        raise ConfigError(
+            "key 'body.bounce_back' projected needs the body's surface at least two cells inside "
+            "every face of the domain that is not periodic: move the body or take "
+            "body.bounce_back=volumetric"
+        )
+    element = wall.surfel_element[t.surfel]
+    # pieces turned into the body's cells (a concave surface) stay in their source, unmoved
+    stray = flat_volume[dst] <= 0
+    stray_volume = float(t.volume[stray].sum())
+    p, q_map = t.p.copy(), t.q_map.copy()
+    dst = np.where(stray, src, dst)
+    p[stray], q_map[stray] = t.first[stray], t.second[stray]
+    # the cut of each (source, link): what its keep map leaves out
+    (cut_key, (cut_volume, cut_first, cut_second)) = _group(
+        np.stack([src, t.q], 1), t.volume, t.first, t.second
+    )
+    overfull = cut_volume > flat_volume[cut_key[:, 0]] + 1e-9
+    if overfull.any():
+        raise ConfigError(
+            "key 'body.bounce_back' projected: the surface's prisms overlap in "
+            f"{int(overfull.sum())} cells (a concave surface closer than a cell to itself); take "
+            "body.bounce_back=volumetric"
+        )
+    # slots: the cut cells, the sources and destinations of turned pieces, their neighbours
+    touched = np.union1d(np.flatnonzero((flat_volume > 0) & (flat_volume < 1)), src)
+    near = np.concatenate([box.neighbour(touched, C[q]) for q in range(1, Q)])
+    slot_cell = np.union1d(np.union1d(touched, near), dst)
+    slot_cell = slot_cell[slot_cell >= 0]
+    slot_cell = slot_cell[flat_volume[slot_cell] > 0]
+    slot_of = np.full(flat_volume.size, -1, np.int64)
+    slot_of[slot_cell] = np.arange(len(slot_cell))
+    n_slot = len(slot_cell)
+    keep_map = _keep_maps(
+        box, slot_cell, flat_volume, flat_walls, moments, cut_key, cut_volume, cut_first, cut_second
+    )
+    # turned rows by (destination slot, outgoing link, source)
+    q_out = OPP[t.q]
+    (row_key, (r_volume, r_first, r_p, r_q)) = _group(
+        np.stack([slot_of[dst], q_out, src], 1), t.volume, t.first, p, q_map
+    )
+    at = row_key[:, 0]
+    cell_at = slot_cell[at]
+    turn_map = _projected_map(
+        r_volume, r_first, r_p, r_q, flat_volume[cell_at], moments.inverse_of(cell_at)
+    )
+    n_el = len(wall.element_cell)
+    # the elements' gather by (element, link, source), their send by (element, link, destination)
+    (g_key, (g_volume, g_first)) = _group(np.stack([element, t.q, src], 1), t.volume, t.first)
+    (o_key, (o_volume, o_p)) = _group(np.stack([element, q_out, dst], 1), t.volume, p)
+    swept_out = np.zeros((n_el, Q))
+    np.add.at(swept_out, (o_key[:, 0], o_key[:, 1]), o_volume)
+    o_cell = o_key[:, 2]
+    per_volume = 1.0 / swept_out[o_key[:, 0], o_key[:, 1]]
+    weight = o_volume * per_volume / flat_volume[o_cell]
+    slope = np.einsum("nab,nb->na", moments.inverse_of(o_cell), o_p) * per_volume[:, None]
+    scatter = np.argsort(slot_of[o_cell], kind="stable")
+    return ProjectedWall(
+        wall=wall,
+        slot_cell=slot_cell,
+        keep_map=keep_map,
+        turn_start=csr_start(Q * at + row_key[:, 1], Q * n_slot),
+        turn_source=row_key[:, 2],
+        turn_map=turn_map,
+        gather_start=csr_start(g_key[:, 0], n_el),
+        gather_q=g_key[:, 1],
+        gather_cell=g_key[:, 2],
+        gather_volume=g_volume,
+        gather_first=g_first,
+        swept_out=swept_out,
+        scatter_start=csr_start(slot_of[o_cell], n_slot),
+        scatter_element=o_key[scatter, 0],
+        scatter_q=o_key[scatter, 1],
+        scatter_weight=weight[scatter],
+        scatter_slope=slope[scatter],
+        stray_volume=stray_volume,
+    )
+
+
+def _keep_maps(
+    box: CellBox,
+    slot_cell: np.ndarray,
+    flat_volume: np.ndarray,
+    flat_walls: np.ndarray,
+    moments: FluidMoments,
+    cut_key: np.ndarray,
+    cut_volume: np.ndarray,
+    cut_first: np.ndarray,
+    cut_second: np.ndarray,
+) -> np.ndarray:
+    """K [S, Q, 4, 4]: the part of each link's source x - c_q that no surfel intercepts along
+    c_q, translated into slot x. From the domain's walls the rule's value times (V(x) - I(x,
+    opp(q))) / V(x) with no slope; past a face that does not wrap, its rule's value."""
+    n_slot = len(slot_cell)
+    n_cells = flat_volume.size
+    lookup = cut_key[:, 1] * n_cells + cut_key[:, 0]
+    order = np.argsort(lookup)
+    lookup = lookup[order]
+
+    def cut_of(q: int, cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        key = q * n_cells + cells
+        at = np.minimum(np.searchsorted(lookup, key), max(len(lookup) - 1, 0))
+        found = lookup[at] == key if len(lookup) else np.zeros(len(cells), bool)
+        row = order[at]
+        return (
+            np.where(found, cut_volume[row], 0.0),
+            np.where(found[:, None], cut_first[row], 0.0),
+            np.where(found[:, None, None], cut_second[row], 0.0),
+        )
+
+    volume_x = flat_volume[slot_cell]
+    inverse_x = moments.inverse_of(slot_cell)
+    offset_x = moments.offset_of(slot_cell)
+    keep = np.zeros((n_slot, Q, 4, 4))
+    keep[:, 0, 0, 0] = 1.0
+    keep[:, 0, 1:, 1:] = np.where(
+        (np.abs(inverse_x).sum(axis=(1, 2)) > 0)[:, None, None], np.eye(3), 0.0
+    )
+    for q in range(1, Q):
+        y = box.neighbour(slot_cell, -C[q])
+        past = y < 0
+        keep[past, q, 0, 0] = 1.0
+        wall = ~past & flat_walls[np.maximum(y, 0)]
+        opp_cut, _, _ = cut_of(int(OPP[q]), slot_cell[wall])
+        keep[wall, q, 0, 0] = (volume_x[wall] - opp_cut) / volume_x[wall]
+        fluid = np.flatnonzero(~past & ~wall & (flat_volume[np.maximum(y, 0)] > 0))
+        ys = y[fluid]
+        a, first, second = cut_of(q, ys)
+        area = flat_volume[ys] - a
+        k1 = -first
+        k2 = moments.second_of(ys) - second
+        shift = moments.offset_of(ys) - offset_x[fluid]
+        p = k1 + area[:, None] * shift
+        q_map = k2 + shift[:, :, None] * k1[:, None, :]
+        keep[fluid, q] = _projected_map(area, k1, p, q_map, volume_x[fluid], inverse_x[fluid])
+    return keep
+
+
+def projected_wall_on_grid(
+    vertices_m: np.ndarray, faces: np.ndarray, grid: Grid, periodic: np.ndarray
+) -> ProjectedWall:
+    """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z)."""
+    triangles, walls = mesh_on_grid(vertices_m, faces, grid)
+    return build_projected_wall(triangles, grid.shape_zyx, periodic, walls)
