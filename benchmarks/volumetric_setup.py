@@ -9,9 +9,10 @@ Prints, per body and resolution: the wall time and peak memory of build_volumetr
 elements (cut cells), the cells that do not pull plainly, the gather and scatter entries, the
 solid volume against the mesh's (exact to rounding for a closed mesh), and the volume of the
 prisms that fell in cells without fluid (where the surface is concave: the Ahmed body's stilts
-under its floor). --projected adds what the projected wall's geometry costs (not yet used by the
-kernels): the surfels, their solid moments per cut cell (solver/volumetric_moments.py) and the
-turned pieces (solver/volumetric_turn.py). Ends with one JSON line.
+under its floor). --projected adds what the projected wall's tables cost
+(solver/volumetric_projected.py: the surfels' solid moments per cut cell and their turned
+pieces, summed per slot, link and source), or why it refuses the surface. Ends with one JSON
+line.
 """
 
 from __future__ import annotations
@@ -31,9 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from shapes.ahmed import AhmedBody  # noqa: E402
 from shapes.car import CarParameters, car_mesh  # noqa: E402
 from shapes.mesh import TriangleMesh  # noqa: E402
-from solver.surfels import cut_into_cells  # noqa: E402
-from solver.volumetric_moments import solid_moments  # noqa: E402
-from solver.volumetric_turn import turned_pieces  # noqa: E402
+from solver.errors import ConfigError  # noqa: E402
+from solver.volumetric_projected import build_projected_wall  # noqa: E402
 from solver.volumetric_wall import build_volumetric_wall  # noqa: E402
 
 MARGIN_CELLS = 3
@@ -44,22 +44,18 @@ def body_mesh(name: str) -> TriangleMesh:
 
 
 def measure_projected(triangles: np.ndarray, shape_zyx: tuple[int, int, int]) -> dict:
-    """The projected wall's geometry: surfels, solid moments, turned pieces (centroid offsets
-    zero: the cost does not depend on them)."""
+    """The projected wall's tables (solver/volumetric_projected.py): their time, the slots and
+    the turned rows summed per (slot, link, source); or why the wall refuses the surface."""
     t0 = time.perf_counter()
-    surfels = cut_into_cells(triangles, shape_zyx[::-1])
-    t1 = time.perf_counter()
-    moments = solid_moments(surfels, shape_zyx)
-    t2 = time.perf_counter()
-    pieces = turned_pieces(surfels, lambda cells: np.zeros((len(cells), 3)))
-    t3 = time.perf_counter()
+    try:
+        wall = build_projected_wall(triangles, shape_zyx, np.zeros(3, bool))
+    except ConfigError as exc:
+        return {"projected_refused": str(exc)}
     return {
-        "surfels": len(surfels.cell),
-        "cut_cells_with_surfels": len(moments.volume),
-        "turned_rows": len(pieces.volume),
-        "surfels_s": round(t1 - t0, 1),
-        "moments_s": round(t2 - t1, 1),
-        "turned_s": round(t3 - t2, 1),
+        "projected_s": round(time.perf_counter() - t0, 1),
+        "projected_slots": len(wall.slot_cell),
+        "turned_rows": len(wall.turn_source),
+        "stray_volume": wall.stray_volume,
         "peak_rss_gb_after_projected": round(
             resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2
         ),
@@ -119,12 +115,13 @@ def main() -> None:
                 f" solid / mesh volume {r['solid_over_mesh_volume']:.12f}; prisms in solid"
                 f" cells {r['solid_parcel_volume']:.3g} cells^3"
             )
-            if args.projected:
+            if args.projected and "projected_refused" in r:
+                print(f"  projected: refused, {r['projected_refused']}")
+            elif args.projected:
                 print(
-                    f"  projected: {r['surfels']} surfels ({r['surfels_s']} s), solid moments of"
-                    f" {r['cut_cells_with_surfels']} cut cells ({r['moments_s']} s),"
-                    f" {r['turned_rows']} turned rows ({r['turned_s']} s), peak"
-                    f" {r['peak_rss_gb_after_projected']} GB"
+                    f"  projected: {r['projected_s']} s, {r['projected_slots']} slots,"
+                    f" {r['turned_rows']} turned rows, stray {r['stray_volume']:.3g} cells^3,"
+                    f" peak {r['peak_rss_gb_after_projected']} GB"
                 )
     print(json.dumps(rows))
 

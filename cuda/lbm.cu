@@ -160,10 +160,11 @@ extern "C" __global__ void lbm_volumetric_gather_elements(const lbm_pop* __restr
         lbm_volumetric_gather<LBM_COLLISION_BGK>(f, p, e);
 }
 
-// The projected wall's slopes relaxed (lbm_projected.cuh), one thread per slot, after lbm_step.
-extern "C" __global__ void lbm_projected_relax_slots(const lbm_pop* __restrict__ f, const LbmParams p) {
+// The projected wall's collided slopes made the state (lbm_projected.cuh), one thread per slot,
+// after lbm_step.
+extern "C" __global__ void lbm_projected_commit_slots(const LbmParams p) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s < p.n_vol_slots) lbm_projected_relax(f, p, s);
+    if (s < p.n_vol_slots) lbm_projected_commit(p, s);
 }
 
 // The surface rule's pooling (lbm_wall_pool.cuh), one thread per slot: the residuals, then the apply.

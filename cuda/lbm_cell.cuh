@@ -122,7 +122,7 @@ __device__ __forceinline__ bool lbm_pull_boundary_cell(const lbm_pop* __restrict
                                                        const int z, float* f, float* force,
                                                        float* friction) {
     if (p.n_vol_elements && p.vol_index[n] >= 0) {  // the volumetric wall (lbm_volumetric.cuh)
-        lbm_volumetric_pull<kLayout>(f_src, p, n, p.vol_index[n], x, y, z, f);
+        lbm_volumetric_pull<kCollision, kLayout>(f_src, p, n, p.vol_index[n], x, y, z, f);
         return false;
     }
     // Interpolated bounce-back does not return to the cell the mass its body links send to the

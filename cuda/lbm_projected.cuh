@@ -3,11 +3,12 @@
 // Each slot carries beside each population's mean m_q over its fluid a slope s_q (1/cell):
 // f_q(r) = m_q + s_q . (r - r_x). The step streams that linear field exactly and projects it back
 // on each slot's mean and slope: every contribution is a 4 x 4 map of one source's (m, s) of one
-// link, row-major, row 0 the mean, rows 1-3 the slope. After the collision the slopes relax
-// towards the equilibrium's (lbm_projected_relax).
+// link, row-major, row 0 the mean, rows 1-3 the slope. The slopes are collided as the means are,
+// by the collision's derivative along them (lbm_projected_collide_slopes).
 #pragma once
 
 #include "lbm_boundaries.cuh"
+#include "lbm_collision.cuh"
 #include "lbm_subgrid.cuh"
 
 // The slope of link q at cell c as the last collision left it; 0 where c carries none.
@@ -24,6 +25,18 @@ __device__ __forceinline__ void lbm_projected_source_slope(const LbmParams& p, c
     s[2] = from[2];
 }
 
+// The sources x - c_q of cell (x, y, z)'s links (wrapped) and their flags, as lbm_moving_wall
+// reads them: the volumetric walls' pulls.
+__device__ __forceinline__ void lbm_volumetric_sources(const LbmParams& p, const int x, const int y, const int z,
+                                                       long long* src, unsigned char* nb) {
+    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
+#define LBM_VOL_SOURCE(q, cx, cy, cz, w)                                                           \
+    src[q] = lbm_wrap(x - (cx), p.nx) + nx * lbm_wrap(y - (cy), p.ny) + nxy * lbm_wrap(z - (cz), p.nz); \
+    nb[q] = p.flags[src[q]];
+    D3Q19_LINKS(LBM_VOL_SOURCE)
+#undef LBM_VOL_SOURCE
+}
+
 // mean and slope [3] += M (m, s) for a 4 x 4 map M.
 __device__ __forceinline__ void lbm_projected_add(const float* __restrict__ M, const float m, const float* s,
                                                   float* mean, float* slope) {
@@ -32,22 +45,51 @@ __device__ __forceinline__ void lbm_projected_add(const float* __restrict__ M, c
     for (int a = 0; a < 3; ++a) slope[a] += M[4 + 4 * a] * m + M[5 + 4 * a] * s[0] + M[6 + 4 * a] * s[1] + M[7 + 4 * a] * s[2];
 }
 
-// The pull of projected slot s (cell n at x, y, z) into f, its slopes into vol_slope_out: each
+// The slopes [57] of a cell whose means f (pre-collision) the collision at relaxation time tau
+// will take, collided: the populations across the cell are f + s_a (r - r_x)_a, and each point's
+// are collided, so the slopes after it are the collision's derivative along them, taken by a
+// central difference of two collisions per axis (a step of 1e-3 in the most changed population;
+// the operator is smooth there, and float32 rounding leaves 3e-6 of the largest slope against
+// BGK's analytic derivative, tests/test_volumetric_projected.py). Whatever the
+// collision (BGK, the entropic operator, the subgrid model's rate), the slopes relax as the
+// populations do: its contraction at tau0 -> 1/2 holds for them too (plain BGK on the slopes
+// grew there; docs/solver.md, "The projected volumetric wall").
+template <int kCollision>
+__device__ __forceinline__ void lbm_projected_collide_slopes(const LbmParams& p, const float* f, const float* slope,
+                                                             const float tau, float* out) {
+    LBM_UNROLL
+    for (int a = 0; a < 3; ++a) {
+        float largest = 0.0f;
+        for (int q = 0; q < 19; ++q) largest = fmaxf(largest, fabsf(slope[3 * q + a]));
+        if (!(largest > 0.0f)) {
+            for (int q = 0; q < 19; ++q) out[3 * q + a] = 0.0f;
+            continue;
+        }
+        const float h = 1e-3f / largest;
+        float up[19], down[19];
+        for (int q = 0; q < 19; ++q) {
+            up[q] = f[q] + h * slope[3 * q + a];
+            down[q] = f[q] - h * slope[3 * q + a];
+        }
+        lbm_collide<kCollision>(up, p, tau, p.has_force, nullptr);
+        lbm_collide<kCollision>(down, p, tau, p.has_force, nullptr);
+        const float per = 0.5f / h;
+        for (int q = 0; q < 19; ++q) out[3 * q + a] = (up[q] - down[q]) * per;
+    }
+}
+
+// The pull of projected slot s (cell n at x, y, z) into f, its slopes collided into vol_slope_out
+// (the collision then takes f as any cell's): each
 // link's source through its keep map (a link from the domain's walls takes that wall's rule
 // times the map's mean share, with no slope), the turned rows, and the elements' free-slip and
 // law terms (gamma, lbm_volumetric_gather) spread by the scatter's weights and slopes.
-template <int kLayout>
+template <int kCollision, int kLayout>
 __device__ __forceinline__ void lbm_projected_pull(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                    const long long n, const int s, const int x, const int y,
                                                    const int z, float* f) {
-    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
     long long src[19];
-    unsigned char nb[19];  // the flags of the links' sources, as lbm_moving_wall reads them
-#define LBM_PROJ_SOURCE(q, cx, cy, cz, w)                                                           \
-    src[q] = lbm_wrap(x - (cx), p.nx) + nx * lbm_wrap(y - (cy), p.ny) + nxy * lbm_wrap(z - (cz), p.nz); \
-    nb[q] = p.flags[src[q]];
-    D3Q19_LINKS(LBM_PROJ_SOURCE)
-#undef LBM_PROJ_SOURCE
+    unsigned char nb[19];
+    lbm_volumetric_sources(p, x, y, z, src, nb);
     float slope[57];
 #define LBM_PROJ_PULL(q, cx, cy, cz, w)                                                                     \
     {                                                                                                       \
@@ -83,55 +125,12 @@ __device__ __forceinline__ void lbm_projected_pull(const lbm_pop* __restrict__ f
         LBM_UNROLL
         for (int a = 0; a < 3; ++a) slope[3 * q + a] += p.vol_scatter_slope[3 * i + a] * sent;
     }
-    float* slope_out = p.vol_slope_out + 57 * s;
-    LBM_UNROLL
-    for (int k = 0; k < 57; ++k) slope_out[k] = slope[k];
+    lbm_projected_collide_slopes<kCollision>(p, f, slope, lbm_cell_tau(p, x, n), p.vol_slope_out + 57 * s);
 }
 
-// Slot s after the step that wrote f: its slopes (vol_slope_out) relaxed with the cell's
-// relaxation time towards the equilibrium's slope along the slopes of density and momentum,
-// s_eq = (d f_eq / d rho) s_rho + (d f_eq / d j) . s_j at the cell's density and velocity (the
-// second-order equilibrium's derivatives), into vol_slope_in for the next step.
-__device__ __forceinline__ void lbm_projected_relax(const lbm_pop* __restrict__ f, const LbmParams& p, const int s) {
-    const long long n = p.vol_slot_cell[s], S = p.plane_stride;
-    const int x = (int)(n % p.nx);
-    float rho = 1.0f, j[3] = {0.0f, 0.0f, 0.0f}, s_rho[3] = {0.0f, 0.0f, 0.0f};
-    float s_j[3][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};  // [momentum axis][slope axis]
-    const float* in = p.vol_slope_out + 57 * s;
-#define LBM_PROJ_MOMENTS(q, cx, cy, cz, w)                          \
-    {                                                               \
-        const float fq = lbm_pop_load(f[q * S + n]);                \
-        rho += fq;                                                  \
-        j[0] += LBM_CV(cx, fq);                                     \
-        j[1] += LBM_CV(cy, fq);                                     \
-        j[2] += LBM_CV(cz, fq);                                     \
-        for (int a = 0; a < 3; ++a) {                               \
-            const float sq = in[3 * q + a];                         \
-            s_rho[a] += sq;                                         \
-            s_j[0][a] += LBM_CV(cx, sq);                            \
-            s_j[1][a] += LBM_CV(cy, sq);                            \
-            s_j[2][a] += LBM_CV(cz, sq);                            \
-        }                                                           \
-    }
-    D3Q19_LINKS(LBM_PROJ_MOMENTS)
-#undef LBM_PROJ_MOMENTS
-    const float u[3] = {j[0] / rho, j[1] / rho, j[2] / rho};
-    const float uu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-    const float omega = 1.0f / lbm_cell_tau(p, x, n);
-    float* out = p.vol_slope_in + 57 * s;
-#define LBM_PROJ_RELAX(q, cx, cy, cz, w)                                                  \
-    {                                                                                     \
-        const float cu = LBM_CV(cx, u[0]) + LBM_CV(cy, u[1]) + LBM_CV(cz, u[2]);          \
-        const float d_rho = (w) * (1.0f - 4.5f * cu * cu + 1.5f * uu);                    \
-        const float d_j[3] = {(w) * (3.0f * (cx) * (1.0f + 3.0f * cu) - 3.0f * u[0]),     \
-                              (w) * (3.0f * (cy) * (1.0f + 3.0f * cu) - 3.0f * u[1]),     \
-                              (w) * (3.0f * (cz) * (1.0f + 3.0f * cu) - 3.0f * u[2])};    \
-        for (int a = 0; a < 3; ++a) {                                                     \
-            const float eq = d_rho * s_rho[a] + d_j[0] * s_j[0][a] + d_j[1] * s_j[1][a] + d_j[2] * s_j[2][a]; \
-            const float sq = in[3 * q + a];                                               \
-            out[3 * q + a] = sq - omega * (sq - eq);                                      \
-        }                                                                                 \
-    }
-    D3Q19_LINKS(LBM_PROJ_RELAX)
-#undef LBM_PROJ_RELAX
+// Slot s after the step: the slopes its pull collided (vol_slope_out) become the state the next
+// step's pulls and gather read (vol_slope_in).
+__device__ __forceinline__ void lbm_projected_commit(const LbmParams& p, const int s) {
+    LBM_UNROLL
+    for (int k = 0; k < 57; ++k) p.vol_slope_in[57 * s + k] = p.vol_slope_out[57 * s + k];
 }

@@ -115,23 +115,18 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
 // The pull of volumetric slot s (cell n at x, y, z) in the layout kLayout, into f. A link from
 // the domain's walls (a fixed floor, a rolling road: no fluid there, solver/volumetric_wall.py)
 // takes that wall's rule times keep; a link from the body has keep 0.
-template <int kLayout>
+template <int kCollision, int kLayout>
 __device__ __forceinline__ void lbm_volumetric_pull(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                     const long long n, const int s, const int x, const int y,
                                                     const int z, float* f) {
     if (p.vol_projected) {
-        lbm_projected_pull<kLayout>(f_src, p, n, s, x, y, z, f);
+        lbm_projected_pull<kCollision, kLayout>(f_src, p, n, s, x, y, z, f);
         return;
     }
     const float* keep = p.vol_keep + 19 * s;
-    const long long nx = p.nx, nxy = (long long)p.nx * p.ny;
     long long src[19];
-    unsigned char nb[19];  // the flags of the links' sources, as lbm_moving_wall reads them
-#define LBM_VOL_SOURCE(q, cx, cy, cz, w)                                                           \
-    src[q] = lbm_wrap(x - (cx), p.nx) + nx * lbm_wrap(y - (cy), p.ny) + nxy * lbm_wrap(z - (cz), p.nz); \
-    nb[q] = p.flags[src[q]];
-    D3Q19_LINKS(LBM_VOL_SOURCE)
-#undef LBM_VOL_SOURCE
+    unsigned char nb[19];
+    lbm_volumetric_sources(p, x, y, z, src, nb);
 #define LBM_VOL_PULL(q, cx, cy, cz, w)                                                                  \
     {                                                                                                   \
         const int type = nb[q] & FLAG_TYPE_MASK;                                                        \

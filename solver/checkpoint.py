@@ -32,6 +32,8 @@ class Checkpoint:
     # the inlet cells' density - 1 [z, y] (Simulation.inlet_state); None in checkpoints written
     # before the step kept it apart from the populations
     inlet_drho: np.ndarray | None = None
+    # the projected wall's slots' slopes (Simulation.wall_slopes); None without that wall
+    wall_slopes: np.ndarray | None = None
 
 
 def case_hash(case: CaseConfig) -> str:
@@ -81,6 +83,8 @@ def save_checkpoint(folder: Path, case: CaseConfig, ckpt: Checkpoint) -> Path:
         arrays["element_force_sum"] = s.element_force_sum
     if ckpt.inlet_drho is not None:
         arrays["inlet_drho"] = ckpt.inlet_drho
+    if ckpt.wall_slopes is not None:
+        arrays["wall_slopes"] = ckpt.wall_slopes
     target = folder / FILENAME
 
     def save(tmp: Path) -> None:
@@ -124,6 +128,7 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
         )
         populations = arrays["populations"]
         inlet_drho = arrays.get("inlet_drho")
+        wall_slopes = arrays.get("wall_slopes")
         expected_hash = meta["case_hash"]
         storage = meta.get("storage", "fp32")
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
@@ -161,4 +166,4 @@ def load_checkpoint(folder: Path, case: CaseConfig, n_populations: int) -> Check
             f"checkpoint '{path}' does not fit this grid: delete it and start "
             "again without --resume"
         )
-    return Checkpoint(populations, state, inlet_drho)
+    return Checkpoint(populations, state, inlet_drho, wall_slopes)

@@ -110,49 +110,47 @@ NO_VOLUMETRIC_WALL: dict[str, Any] = {
 }
 
 
-def volumetric_wall_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarray | int]:
-    """The LbmParams fields of the volumetric wall (cuda/lbm_volumetric.cuh), host arrays;
-    NO_VOLUMETRIC_WALL's where there is none."""
-    n_el = len(wall.element_cell)
-    index = np.full(wall.volume.size, -1, np.int32)
-    index[wall.slot_cell] = np.arange(len(wall.slot_cell), dtype=np.int32)
-    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
+def _element_tables(
+    tables: VolumetricWall | ProjectedWall, n_cells: int, n_el: int, plane_stride: int
+) -> dict[str, np.ndarray | int]:
+    """The fields both forms of the volumetric wall fill from their tables of the same names:
+    the slots, the scatter, the elements' gather and swept volumes, the elements' state."""
+    index = np.full(n_cells, -1, np.int32)
+    index[tables.slot_cell] = np.arange(len(tables.slot_cell), dtype=np.int32)
+    owner = np.repeat(np.arange(n_el), np.diff(tables.gather_start))
     return {
         "vol_index": index,
-        "vol_keep": wall.keep.astype(np.float32).ravel(),
-        "vol_scatter_start": wall.scatter_start.astype(np.int32),
-        "vol_scatter": (Q * wall.scatter_element + wall.scatter_q).astype(np.int32),
-        "vol_scatter_weight": wall.scatter_weight.astype(np.float32),
-        "vol_gather_start": csr_start(Q * owner + wall.gather_q, Q * n_el).astype(np.int32),
-        "vol_gather_at": (wall.gather_q * plane_stride + wall.gather_cell).astype(np.int64),
-        "vol_gather_volume": wall.gather_volume.astype(np.float32),
-        "vol_swept": wall.swept_out.astype(np.float32).ravel(),
+        "vol_scatter_start": tables.scatter_start.astype(np.int32),
+        "vol_scatter": (Q * tables.scatter_element + tables.scatter_q).astype(np.int32),
+        "vol_scatter_weight": tables.scatter_weight.astype(np.float32),
+        "vol_gather_start": csr_start(Q * owner + tables.gather_q, Q * n_el).astype(np.int32),
+        "vol_gather_at": (tables.gather_q * plane_stride + tables.gather_cell).astype(np.int64),
+        "vol_gather_volume": tables.gather_volume.astype(np.float32),
+        "vol_swept": tables.swept_out.astype(np.float32).ravel(),
         "vol_gamma": np.zeros(Q * n_el, np.float32),
         "vol_force": np.zeros(3 * n_el, np.float32),
         "n_vol_elements": n_el,
     }
 
 
+def volumetric_wall_values(wall: VolumetricWall, plane_stride: int) -> dict[str, np.ndarray | int]:
+    """The LbmParams fields of the volumetric wall (cuda/lbm_volumetric.cuh), host arrays;
+    NO_VOLUMETRIC_WALL's where there is none."""
+    return {
+        **_element_tables(wall, wall.volume.size, len(wall.element_cell), plane_stride),
+        "vol_keep": wall.keep.astype(np.float32).ravel(),
+    }
+
+
 def projected_wall_values(wall: ProjectedWall, plane_stride: int) -> dict[str, np.ndarray | int]:
     """The LbmParams fields of the projected wall (cuda/lbm_projected.cuh), host arrays: the
     volumetric wall's elements with the projected wall's slots, maps and parcels."""
-    n_el = len(wall.wall.element_cell)
     n_slot = len(wall.slot_cell)
-    index = np.full(wall.wall.volume.size, -1, np.int32)
-    index[wall.slot_cell] = np.arange(n_slot, dtype=np.int32)
-    owner = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
     q_out = np.repeat(np.arange(Q * n_slot) % Q, np.diff(wall.turn_start))
+    n_cells, n_el = wall.wall.volume.size, len(wall.wall.element_cell)
     return {
-        **volumetric_wall_values(wall.wall, plane_stride),
-        "vol_index": index,
+        **_element_tables(wall, n_cells, n_el, plane_stride),
         "vol_keep": np.zeros(0, np.float32),
-        "vol_scatter_start": wall.scatter_start.astype(np.int32),
-        "vol_scatter": (Q * wall.scatter_element + wall.scatter_q).astype(np.int32),
-        "vol_scatter_weight": wall.scatter_weight.astype(np.float32),
-        "vol_gather_start": csr_start(Q * owner + wall.gather_q, Q * n_el).astype(np.int32),
-        "vol_gather_at": (wall.gather_q * plane_stride + wall.gather_cell).astype(np.int64),
-        "vol_gather_volume": wall.gather_volume.astype(np.float32),
-        "vol_swept": wall.swept_out.astype(np.float32).ravel(),
         "vol_projected": 1,
         "vol_keep_map": wall.keep_map.astype(np.float32).ravel(),
         "vol_turn_start": wall.turn_start.astype(np.int32),

@@ -458,6 +458,12 @@ class RefinedSimulation:
     def load_element_force_sum(self, total: np.ndarray | None) -> None:
         self.finest.load_element_force_sum(total)
 
+    def wall_slopes(self) -> np.ndarray | None:
+        return self.finest.wall_slopes()
+
+    def load_wall_slopes(self, slopes: np.ndarray | None) -> None:
+        self.finest.load_wall_slopes(slopes)
+
     def coefficients(self, force_lattice: np.ndarray) -> np.ndarray:
         """Force coefficients of finest-level lattice forces (Simulation.coefficients)."""
         return self.finest.coefficients(force_lattice)

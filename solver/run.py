@@ -135,6 +135,7 @@ class Runner:
         self.sim.load_populations(ckpt.populations, ckpt.state.step, ckpt.inlet_drho)
         self.sim.load_slot_force_sum(ckpt.state.slot_force_sum, ckpt.state.slot_force_steps)
         self.sim.load_element_force_sum(ckpt.state.element_force_sum)
+        self.sim.load_wall_slopes(ckpt.wall_slopes)
         self.state = ckpt.state
         log.info("resumed from step %d (%s phase)", self.state.step, self.state.phase)
 
@@ -188,7 +189,7 @@ class Runner:
                 save_checkpoint(
                     self.checkpoint_dir,
                     self.case,
-                    Checkpoint(sim.populations(), s, sim.inlet_state()),
+                    Checkpoint(sim.populations(), s, sim.inlet_state(), sim.wall_slopes()),
                 )
         sim.backend.synchronize()
         wall = time.perf_counter() - self._t0

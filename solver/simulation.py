@@ -555,6 +555,20 @@ class Simulation:
             None if total is None else self.backend.asarray(np.asarray(total, np.float64))
         )
 
+    def wall_slopes(self) -> np.ndarray | None:
+        """The projected wall's slots' slopes after the last step [57 S], on the host: state the
+        step keeps besides the populations, in a checkpoint with them (None without the wall)."""
+        if self.projected_wall is None:
+            return None
+        return self.backend.to_host(self._param_values["vol_slope_in"])
+
+    def load_wall_slopes(self, slopes: np.ndarray | None) -> None:
+        """Restore wall_slopes (a checkpoint's; None leaves them as they are)."""
+        if slopes is not None and self.projected_wall is not None:
+            self._param_values["vol_slope_in"][...] = self.backend.asarray(
+                np.asarray(slopes, np.float32)
+            )
+
     def fields(self) -> Fields:
         """Density and velocity of the current state, lattice units (Guo's velocity: the stored
         momentum less half the body force)."""

@@ -40,6 +40,7 @@ import numpy as np
 from solver.errors import ConfigError
 from solver.grid import Grid
 from solver.lattice import OPP, C, Q
+from solver.surfel_merge import merge_coplanar
 from solver.surfels import cut_into_cells
 from solver.volumetric_geometry import CellBox, mesh_on_grid
 from solver.volumetric_moments import FluidMoments, fluid_moments
@@ -123,7 +124,7 @@ def build_projected_wall(
     wall = volumetric_wall_of_surfels(all_surfels, shape_zyx, periodic, walls)
     flat_volume = wall.volume.ravel()
     moments = fluid_moments(all_surfels, shape_zyx, flat_volume)
-    surfels = body_surfels(all_surfels, shape_zyx, periodic, walls)
+    surfels = merge_coplanar(body_surfels(all_surfels, shape_zyx, periodic, walls))
 
     def offset_unwrapped(cells: np.ndarray) -> np.ndarray:
         return moments.offset_of(box.flat(cells))
@@ -136,7 +137,7 @@ def build_projected_wall(
             "every face of the domain that is not periodic: move the body or take "
             "body.bounce_back=volumetric"
         )
-    element = wall.surfel_element[t.surfel]
+    element = np.searchsorted(wall.element_cell, box.flat(surfels.cell[t.surfel]))
     # pieces turned into the body's cells (a concave surface) stay in their source, unmoved
     stray = flat_volume[dst] <= 0
     stray_volume = float(t.volume[stray].sum())

@@ -311,19 +311,22 @@ def projected_stream(
     return pulled.reshape(f_post.shape), out[:, :, 1:], force
 
 
-def projected_relax(
-    f: np.ndarray, slope: np.ndarray, slot_cell: np.ndarray, tau: float
+def projected_collide_slopes(
+    pulled: np.ndarray, slope: np.ndarray, slot_cell: np.ndarray, tau: float
 ) -> np.ndarray:
-    """The slots' slopes [S, q, 3] after BGK at tau, towards the equilibrium's slope along the
-    slopes of density and momentum at each slot's density and velocity (from its populations
-    f[q, z, y, x], which the collision keeps)."""
-    flat = f.reshape(len(C), -1)[:, slot_cell]  # [q, S]
-    rho = flat.sum(axis=0)
-    u = (C.T.astype(float) @ flat) / rho  # [3, S]
-    s_rho = slope.sum(axis=1)  # [S, 3]
-    s_j = np.einsum("qb,sqa->sba", C.astype(float), slope)  # [S, momentum axis, slope axis]
-    cu = C.astype(float) @ u  # [q, S]
-    d_rho = W[:, None] * (1 - 4.5 * cu**2 + 1.5 * (u * u).sum(axis=0))
-    d_j = W[:, None, None] * (3 * C[:, :, None] * (1 + 3 * cu[:, None]) - 3 * u[None])  # [q, b, S]
-    eq = d_rho.T[:, :, None] * s_rho[:, None] + np.einsum("qbs,sba->sqa", d_j, s_j)
-    return slope - (slope - eq) / tau
+    """The slots' slopes [S, q, 3] after BGK at tau (the incompressible equilibrium of
+    `equilibrium`, as the kernel's) collides the populations across each slot, pulled[q, z, y, x]
+    + s (r - r_x): the collision's derivative along each axis's slopes, analytic."""
+    c = C.astype(float)
+    flat = pulled.reshape(len(C), -1)[:, slot_cell]  # [q, S]
+    u = c.T @ flat  # [3, S]: the incompressible equilibrium's velocity is its momentum
+    cu = c @ u  # [q, S]
+    ds_u = np.einsum("qb,sqa->sba", c, slope)  # [S, velocity axis, slope axis]
+    ds_rho = slope.sum(axis=1)  # [S, slope axis]
+    # d feq = w (d rho + 3 c.du + 9 (c.u)(c.du) - 3 u.du)
+    c_du = np.einsum("qb,sba->sqa", c, ds_u)
+    u_du = np.einsum("bs,sba->sa", u, ds_u)
+    d_feq = W[None, :, None] * (
+        ds_rho[:, None] + 3 * c_du + 9 * cu.T[:, :, None] * c_du - 3 * u_du[:, None]
+    )
+    return slope - (slope - d_feq) / tau

@@ -170,16 +170,23 @@ def test_resume_continues_bit_identically(tmp_path, storage):
         assert summaries[0][key] == summaries[1][key]
 
 
-@pytest.mark.parametrize("levels", ["refinement.levels=[]", "refinement.levels=[{margin_m: 0.4}]"])
-def test_volumetric_resume_continues_bit_identically(tmp_path, levels):
+@pytest.mark.parametrize(
+    ("levels", "wall"),
+    [
+        ("refinement.levels=[]", "volumetric"),
+        ("refinement.levels=[{margin_m: 0.4}]", "volumetric"),
+        ("refinement.levels=[{margin_m: 0.4}]", "projected"),
+    ],
+)
+def test_volumetric_resume_continues_bit_identically(tmp_path, levels, wall):
     """The same with the volumetric wall (the Ahmed body without stilts at 16 cells per length),
-    on one grid and on two levels (the body's box at 16, the tunnel at 8): its elements' forces
-    summed over the window are checkpointed, so the drag breakdown they give resumes bit for
-    bit."""
+    on one grid and on two levels (the body's box at 16, the tunnel at 8), and with its projected
+    form on two levels: its elements' forces summed over the window are checkpointed, and the
+    projected wall's slopes, so the drag breakdown they give resumes bit for bit."""
     common = [
         str(ROOT / "cases" / "ahmed.yaml"),
         levels,
-        "body.bounce_back=volumetric",
+        f"body.bounce_back={wall}",
         "resolution.cells_per_length=16",
         "geometry.ahmed.stilts=false",
         "geometry.ahmed.ground_clearance_m=0.2",

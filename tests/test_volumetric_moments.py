@@ -1,12 +1,13 @@
 """The projected volumetric wall's moments and turned pieces (solver/volumetric_moments.py,
-solver/volumetric_turn.py)."""
+solver/volumetric_turn.py), and the coplanar surfels merged (solver/surfel_merge.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from shapes.solids import icosphere
+from shapes.solids import box, icosphere
 from solver.lattice import OPP, C
+from solver.surfel_merge import merge_coplanar
 from solver.surfels import MAX_VERTICES, Polygons, Surfels, cut_into_cells
 from solver.volumetric_geometry import solid_volume, swept_parcels
 from solver.volumetric_moments import polygon_quadrature, solid_moments
@@ -176,3 +177,37 @@ def test_a_spheres_turned_pieces_fill_its_prisms_both_ways():
     want = -c_dot_a[..., None] * (surfels.centroid[:, None, :] - C[None] / 2)
     want *= (c_dot_a < -1e-15)[..., None]
     np.testing.assert_allclose(got, want, atol=1e-11)
+
+
+def _summed_pieces(t) -> dict:
+    key = np.concatenate([t.q[:, None], t.source, t.destination], axis=1)
+    keys, where = np.unique(key, axis=0, return_inverse=True)
+    values = np.concatenate([t.volume[:, None], t.first, t.p, t.q_map.reshape(-1, 9)], axis=1)
+    out = np.zeros((len(keys), values.shape[1]))
+    np.add.at(out, where.ravel(), values)
+    return {tuple(k): v for k, v in zip(keys, out, strict=True) if abs(v[0]) > 1e-14}
+
+
+def test_merged_coplanar_surfels_turn_as_their_pieces():
+    """A box turned off the axes, its faces split into many pieces per cell: merge_coplanar
+    leaves a third or fewer of the surfels, the same area vector, and the same turned pieces
+    per (link, source, destination) to 1e-13 (a nonzero centroid offset in every cell)."""
+    mesh = box((6.3, 4.1, 3.7), (0.0, 0.0, 0.0), divisions=4)
+    a, b = np.radians(27.0), np.radians(11.0)
+    turn_z = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
+    turn_x = np.array([[1, 0, 0], [0, np.cos(b), -np.sin(b)], [0, np.sin(b), np.cos(b)]])
+    triangles = (mesh.vertices_m @ (turn_x @ turn_z).T + 8.13)[mesh.faces]
+    surfels = cut_into_cells(triangles, (16, 16, 16)).within((16, 16, 16))
+    merged = merge_coplanar(surfels)
+    assert len(merged.cell) * 3 <= len(surfels.cell)
+    np.testing.assert_allclose(
+        merged.area_vector.sum(axis=0), surfels.area_vector.sum(axis=0), atol=1e-12
+    )
+
+    def offset(cells: np.ndarray) -> np.ndarray:
+        return 0.1 * np.sin(cells.astype(float))
+
+    want = _summed_pieces(turned_pieces(surfels, offset))
+    got = _summed_pieces(turned_pieces(merged, offset))
+    assert set(want) == set(got)
+    assert max(np.abs(want[k] - got[k]).max() for k in want) < 1e-13

@@ -182,11 +182,11 @@ void lbm_volumetric_gather_elements(const lbm_pop* f, const LbmParams* params) {
     }
 }
 
-// The projected wall's slopes relaxed (../lbm_projected.cuh), after the step that wrote f.
-void lbm_projected_relax_slots(const lbm_pop* f, const LbmParams* params) {
+// The projected wall's collided slopes made the state (../lbm_projected.cuh), after the step.
+void lbm_projected_commit_slots(const LbmParams* params) {
     const LbmParams& p = *params;
 #pragma omp parallel for schedule(static)
-    for (int s = 0; s < p.n_vol_slots; ++s) lbm_projected_relax(f, p, s);
+    for (int s = 0; s < p.n_vol_slots; ++s) lbm_projected_commit(p, s);
 }
 
 // The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.

@@ -5,14 +5,14 @@ the surface pressure of the elements on the body's centre plane over the nose.
     python docs/experiments/volumetric_ahmed.py [--case cases/ahmed.yaml] [--free-slip]
         [key=value ...]
 
-Runs the case (default the Ahmed body) on the CPU with `body.bounce_back=volumetric` and the
-given overrides, as the case's run section says (with refinement.levels the body and its wall
-on the finest level), and prints the run's Cd and Cl (with the
-per-step Cd's spread over the averaging window, its standard deviation over its mean, and the
-means of the window's two halves), the drag by part (pressure, friction;
-solver/drag_breakdown.py, element_drag_breakdown), Cd(x) at a few stations behind the nose, and
-each element's mean Cp within half a cell of the centre plane y = body centre and less than
-0.15 m behind the nose, upper half: its gauge pressure -F . a / |a|^2 (F its mean exchange, a
+Runs the case (default the Ahmed body) on the CPU with `body.bounce_back=volumetric` (or its
+projected form, with the override `body.bounce_back=projected`) and the given overrides, as the
+case's run section says (with refinement.levels the body and its wall on the finest level), and
+prints the run's Cd and Cl (with the per-step Cd's spread over the averaging window, its standard
+deviation over its mean, and the means of the window's two halves), the drag by part (pressure,
+friction; solver/drag_breakdown.py, element_drag_breakdown), Cd(x) at a few stations behind the
+nose, and each element's mean Cp within half a cell of the centre plane y = body centre and less
+than 0.15 m behind the nose, upper half: its gauge pressure -F . a / |a|^2 (F its mean exchange, a
 its area vector) less the free stream's, over the dynamic pressure. Ends with one JSON line.
 
 --free-slip switches the law's force off on every element (a patch of the kernel's law table

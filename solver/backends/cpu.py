@@ -74,7 +74,7 @@ class CpuBackend(Backend):
         lib.lbm_step_in_place.argtypes = [_P, _P, _I]
         for name in ("lbm_wall_pool", "lbm_volumetric_gather_elements", "lbm_subgrid"):
             getattr(lib, name).argtypes = [_P, _P]  # (populations, params)
-        lib.lbm_projected_relax_slots.argtypes = [_P, _P]
+        lib.lbm_projected_commit_slots.argtypes = [_P]
         lib.lbm_params_layout.argtypes = [_P]
         lib.lbm_stream_copy.argtypes = [_P, _P, _LL]
         lib.lbm_init.argtypes = [_P, _P, _LL, _LL, _I]
@@ -88,7 +88,7 @@ class CpuBackend(Backend):
             lib.lbm_step_in_place,
             lib.lbm_wall_pool,
             lib.lbm_volumetric_gather_elements,
-            lib.lbm_projected_relax_slots,
+            lib.lbm_projected_commit_slots,
             lib.lbm_subgrid,
             lib.lbm_init,
             lib.lbm_fields,
@@ -140,7 +140,7 @@ class CpuBackend(Backend):
             lib.lbm_volumetric_gather_elements(_ptr(f_src), _ptr(params.record))
         lib.lbm_step(_ptr(f_src), _ptr(f_dst), _ptr(params.record))
         if params["n_vol_slots"]:  # the projected wall's slopes (cuda/lbm_projected.cuh)
-            lib.lbm_projected_relax_slots(_ptr(f_dst), _ptr(params.record))
+            lib.lbm_projected_commit_slots(_ptr(params.record))
         if params["n_pool_slots"]:  # the surface rule's pooling (cuda/lbm_wall_pool.cuh)
             lib.lbm_wall_pool(_ptr(f_dst), _ptr(params.record))
         # The slots' forces summed in float64 along contiguous rows (numpy's pairwise sum): summed

@@ -155,8 +155,8 @@ class CudaBackend(Backend):
         self._function("lbm_step", f_src)(grid, (STEP_THREADS_X,), (f_src, f_dst, params.record))
         n_slots = int(params["n_vol_slots"])
         if n_slots:  # the projected wall's slopes (cuda/lbm_projected.cuh)
-            relax = self._function("lbm_projected_relax_slots", f_dst)
-            relax(self._blocks(n_slots), (THREADS_PER_BLOCK,), (f_dst, params.record))
+            commit = self._function("lbm_projected_commit_slots", f_dst)
+            commit(self._blocks(n_slots), (THREADS_PER_BLOCK,), (params.record,))
         n_pool = int(params["n_pool_slots"])
         if n_pool:  # the surface rule's pooling: every residual before any exchange changes
             residual = self._function("lbm_pool_residual_slots", f_dst)
