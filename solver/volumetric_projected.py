@@ -20,7 +20,7 @@ surfels' incoming prisms of link opp(q) in cell y turned over where an exact bou
 them (`solver/volumetric_turn.py`), and the scatter the elements' free-slip and law terms spread
 evenly over their outgoing prisms (weight w, slope d). Row 0 of a map is the source's volume and
 first moment over V(x); rows 1-3 are the inverse of x's fluid second moment times the first
-moment about r_x. The kernels relax the slopes towards the equilibrium's after each collision.
+moment about r_x. The kernels collide the slopes by the collision's derivative along them.
 
 Slopes are carried in every slot: the cut cells, the cells the surface intercepts or sends into
 and their neighbours (the two-dimensional model's band of one cell, which keeps the no-slip
