@@ -114,6 +114,10 @@ __device__ __forceinline__ lbm_pop lbm_pop_store(const float v) { return v; }
 #ifndef LBM_UNROLL
 #define LBM_UNROLL _Pragma("unroll")
 #endif
+// A loop kept rolled: its body (a whole collision) compiled once, not once per iteration.
+#ifndef LBM_NO_UNROLL
+#define LBM_NO_UNROLL _Pragma("unroll 1")
+#endif
 
 #define LBM_W0 (1.0f / 3.0f)
 #define LBM_W1 (1.0f / 18.0f)

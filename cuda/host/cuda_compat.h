@@ -12,6 +12,7 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #define __constant__ static const
 #define LBM_UNROLL _Pragma("GCC unroll 36")
+#define LBM_NO_UNROLL _Pragma("GCC unroll 1")
 
 inline int atomicAdd(int* address, const int value) {
     return __atomic_fetch_add(address, value, __ATOMIC_RELAXED);
