@@ -1,8 +1,8 @@
 """The projected volumetric wall's tables (solver/volumetric_projected.py) streamed by the NumPy
 oracle (tests/oracle.py, projected_stream): a fluid at rest kept at rest, mass kept from a random
 state with random slopes, a uniform gradient away from the body carried unchanged; and the CPU
-kernels (cuda/lbm_projected.cuh) against the oracle, means, slopes and the body's exchange; the
-laminar pipe's flow rate against Hagen-Poiseuille."""
+kernels (cuda/lbm_projected.cuh) against the oracle, means, slopes and the body's exchange (the
+laminar pipe's flow rate against Hagen-Poiseuille is in tests/test_volumetric_wall.py)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,17 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from conftest import ROOT
+from one_step import TAU, box_values, cpu_step, flowing_state
 from oracle import equilibrium, moments, projected_collide_slopes, projected_stream
 
-from shapes.case_geometry import CASE_SCHEMA, case_mesh
+from shapes.case_geometry import CASE_SCHEMA
 from shapes.solids import box, icosphere
 from solver import lattice
-from solver.backends.cpu import CpuBackend
 from solver.config import load_case
 from solver.errors import ConfigError
-from solver.kernel_params import pack_params, plain_box_values, projected_wall_values
+from solver.kernel_params import projected_wall_values
 from solver.lattice import C, W
-from solver.pipe import pipe_statistics
-from solver.simulation import Simulation
 from solver.volumetric_projected import build_projected_wall
-from solver.wall_fill import mark_bulk
 
 SHAPE = (16, 16, 16)
 PERIODIC = np.ones(3, bool)
@@ -103,34 +100,18 @@ def test_kernel_step_matches_the_oracle(cpu, sphere):
     measured), and the
     body's exchange to 1e-5 of its size."""
     wall = sphere
-    n = wall.wall.volume.size
     fluid = wall.wall.volume > 0
-    rng = np.random.default_rng(7)
-    velocity = np.zeros((3, *SHAPE))
-    velocity[0] = 0.05
-    f = equilibrium(np.ones(SHAPE), velocity)
-    f += 2e-3 * rng.standard_normal(f.shape) * W[:, None, None, None]
-    f *= fluid
+    f = flowing_state(fluid, seed=7)
     _, slope = _random(wall, seed=8)
-    flags = np.where(fluid, 0, lattice.SOLID | lattice.BODY).astype(np.uint8)
-    mark_bulk(flags)
-    flags.reshape(-1)[wall.slot_cell] &= ~np.uint8(lattice.BULK)
-    stride = lattice.plane_stride(n)
-    tau = 0.7
-    values = plain_box_values(flags, tau, lattice.COLLISIONS["bgk"])
-    values.update(projected_wall_values(wall, stride))
+    values = box_values(fluid, wall.slot_cell, None)
+    values.update(projected_wall_values(wall, lattice.plane_stride(fluid.size)))
     values["vol_slope_in"][:] = slope.astype(np.float32).ravel()
-    src = np.zeros(19 * stride, np.float32)
-    src.reshape(19, stride)[:, :n] = (f - W[:, None, None, None] * fluid).reshape(19, n)
-    dst = np.zeros_like(src)
-    force = np.zeros((3, 3))
-    cpu.step(src, dst, pack_params(values, cpu.address), force)
-    got = dst.reshape(19, stride)[:, :n].reshape(f.shape) + W[:, None, None, None]
+    got, force = cpu_step(cpu, values, f, fluid)
     pulled, pulled_slope, exchange = projected_stream(f, slope, wall)
     rho, momentum = moments(pulled)
-    expected = pulled - (pulled - equilibrium(rho, momentum)) / tau
+    expected = pulled - (pulled - equilibrium(rho, momentum)) / TAU
     assert np.max(np.abs(got - expected)[:, fluid] / W[:, None]) < 2e-6
-    collided = projected_collide_slopes(pulled, pulled_slope, wall.slot_cell, tau)
+    collided = projected_collide_slopes(pulled, pulled_slope, wall.slot_cell, TAU)
     np.testing.assert_allclose(
         values["vol_slope_in"].reshape(-1, 19, 3),
         collided,
@@ -157,31 +138,3 @@ def test_what_the_projected_wall_needs_is_one_line():
     walls[[0, -1]] = True
     with pytest.raises(ConfigError, match="body.bounce_back.*overlap"):
         build_projected_wall(triangles, SHAPE, np.array([True, True, False]), walls)
-
-
-def test_the_pipe_flows_as_hagen_poiseuille():
-    """cases/pipe_laminar.yaml under the projected wall (16 cells per diameter, tau 0.74, the
-    tube's surface cut at every angle), 3,000 steps from rest: the flow rate within 2% of
-    Hagen-Poiseuille's (the volumetric wall's is 0.90, its cut cells' shift; measured 0.986 after
-    3,000 steps, docs/validation.md), the fluid's mass sum V rho kept to 1e-6 and the elements'
-    exchange over the last 100 steps equal to the drive within 0.1%."""
-    case = load_case(
-        ROOT / "cases" / "pipe_laminar.yaml",
-        overrides=["body.bounce_back=projected"],
-        schema=CASE_SCHEMA,
-    )
-    sim = Simulation(case, CpuBackend(), case_mesh(case))
-    volume = sim.volumetric_wall.volume
-    mass = (sim.fields().rho * volume).sum()
-    force = sim.advance(3000)
-    fields = sim.fields()
-    drive = sim.body_accel_lattice[0] * (fields.rho * volume).sum()
-    stats = pipe_statistics(sim, fields, case.geometry.pipe.radius_m / sim.units.dx_m)
-    print(
-        f"measured: Q / Q_HP {stats.re_d / 10.0:.4f}, mass change "
-        f"{(fields.rho * volume).sum() / mass - 1:.2e}, exchange / drive "
-        f"{force[-100:, 0, 0].mean() / drive:.7f}"
-    )
-    assert stats.re_d / 10.0 == pytest.approx(1.0, abs=0.02)
-    assert (fields.rho * volume).sum() == pytest.approx(mass, rel=1e-6)
-    assert force[-100:, 0, 0].mean() == pytest.approx(drive, rel=1e-3)
