@@ -284,15 +284,17 @@ def test_a_body_past_a_closed_face_is_one_line():
         build_volumetric_wall(mesh.vertices_m[mesh.faces], SHAPE, periodic)
 
 
-def test_the_wall_model_puts_the_law_on_the_elements():
+@pytest.mark.parametrize("wall", ["volumetric", "projected"])
+def test_the_wall_model_puts_the_law_on_the_elements(wall):
     """With walls.model=loglaw a volumetric case's elements take the law (vol_law_on), read
-    walls.sample_cells - 1/2 cells out; 500 steps of the pipe keep its mass to 1e-6 and its
-    exchange, with the law's slip, below the no-slip run's (the law lets the wall slip)."""
+    walls.sample_cells - 1/2 cells out, under either form of the wall; 500 steps of the pipe
+    keep its mass to 1e-6 and its exchange, with the law's slip, below the no-slip run's (the
+    law lets the wall slip)."""
     runs = {}
     for model in ("none", "loglaw"):
         case = load_case(
             ROOT / "cases" / "pipe_laminar.yaml",
-            overrides=["body.bounce_back=volumetric", f"walls.model={model}"],
+            overrides=[f"body.bounce_back={wall}", f"walls.model={model}"],
             schema=CASE_SCHEMA,
         )
         sim = Simulation(case, CpuBackend(), case_mesh(case))
