@@ -220,6 +220,12 @@ __constant__ int LBM_LINK_OF[27] = {
     X(const float*, vol_gather_first) /* [3 parcels] the parcels' first moments about their \
                                        source's fluid centroid (cells^4) */                 \
     X(const float*, vol_scatter_slope) /* [3 entries] the scatter entries' slopes */         \
+    X(const float*, vol_gather_profile) /* [12 parcels] the integrals of g and g (r - r_src)^T \
+                                       over each parcel (solver/volumetric_profile.py) */    \
+    X(const float*, vol_scatter_profile) /* [12 entries] the scatter entries' terms of g */ \
+    X(const float*, vol_profile_gram) /* [9 E] each element's inverse Gram matrix of g */   \
+    X(float*, vol_profile)          /* [6 E] each element's profile b_k of the free slip,   \
+                                       written by its gather (lbm_volumetric_gather) */     \
     X(float*, vol_slope_in)         /* [57 s] each slot's slopes (19 links x 3 axes, 1/cell) \
                                        after the last collision */                          \
     X(float*, vol_slope_out)        /* [57 s] the slopes the step pulls and collides */     \

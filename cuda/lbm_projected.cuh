@@ -79,11 +79,49 @@ __device__ __forceinline__ void lbm_projected_collide_slopes(const LbmParams& p,
     }
 }
 
+// The free slip's profile (solver/volumetric_profile.py): a parcel's integral of f g, g = (the
+// tangential place where and t - 1/2 when its particles meet the element), from its source's
+// mean m and slope s: table (g0 [3], G1 [3 x 3]) gives g0 m + G1 s, added to in_g.
+__device__ __forceinline__ void lbm_profile_parcel(const float* __restrict__ table, const float m, const float* s,
+                                                   float* in_g) {
+    LBM_UNROLL
+    for (int j = 0; j < 3; ++j) in_g[j] += table[j] * m + table[3 + 3 * j] * s[0] + table[4 + 3 * j] * s[1] + table[5 + 3 * j] * s[2];
+}
+
+// Element e's profile b_k = gram Q_k (vol_profile) from Q_k, the integrals over its incoming
+// prisms of (c_q . t_k) f_q g.
+__device__ __forceinline__ void lbm_profile_store(const LbmParams& p, const int e, const float (*moment_g)[3]) {
+    const float* gram = p.vol_profile_gram + 9 * e;
+    LBM_UNROLL
+    for (int k = 0; k < 2; ++k) {
+        LBM_UNROLL
+        for (int j = 0; j < 3; ++j)
+            p.vol_profile[6 * e + 3 * k + j] =
+                gram[3 * j] * moment_g[k][0] + gram[3 * j + 1] * moment_g[k][1] + gram[3 * j + 2] * moment_g[k][2];
+    }
+}
+
+// Scatter entry i's profile terms (link q of element e): the free slip's sum_k slip[k, q] b_k . g
+// over the entry's piece, into the slot's mean and slope of link q.
+__device__ __forceinline__ void lbm_profile_scatter(const LbmParams& p, const int i, const int e, const int q,
+                                                    float* mean, float* slope) {
+    const float* law = p.vol_law + LBM_VOL_LAW_FIELDS * e;
+    const float* b = p.vol_profile + 6 * e;
+    const float* table = p.vol_scatter_profile + 12 * i;
+    float beta[3];
+    LBM_UNROLL
+    for (int j = 0; j < 3; ++j) beta[j] = law[10 + q] * b[j] + law[29 + q] * b[3 + j];
+    *mean += table[0] * beta[0] + table[1] * beta[1] + table[2] * beta[2];
+    LBM_UNROLL
+    for (int a = 0; a < 3; ++a) slope[a] += table[3 + 3 * a] * beta[0] + table[4 + 3 * a] * beta[1] + table[5 + 3 * a] * beta[2];
+}
+
 // The pull of projected slot s (cell n at x, y, z) into f, its slopes collided into vol_slope_out
 // (the collision then takes f as any cell's): each
 // link's source through its keep map (a link from the domain's walls takes that wall's rule
 // times the map's mean share, with no slope), the turned rows, and the elements' free-slip and
-// law terms (gamma, lbm_volumetric_gather) spread by the scatter's weights and slopes.
+// law terms (gamma, lbm_volumetric_gather) spread by the scatter's weights and slopes, the free
+// slip's with its profile.
 template <int kCollision, int kLayout>
 __device__ __forceinline__ void lbm_projected_pull(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                    const long long n, const int s, const int x, const int y,
@@ -125,6 +163,7 @@ __device__ __forceinline__ void lbm_projected_pull(const lbm_pop* __restrict__ f
         f[q] += p.vol_scatter_weight[i] * sent;
         LBM_UNROLL
         for (int a = 0; a < 3; ++a) slope[3 * q + a] += p.vol_scatter_slope[3 * i + a] * sent;
+        if (p.vol_law_on) lbm_profile_scatter(p, i, link / 19, q, f + q, slope + 3 * q);
     }
     lbm_projected_collide_slopes<kCollision>(p, f, slope, lbm_cell_tau(p, x, n), p.vol_slope_out + 57 * s);
 }

@@ -61,29 +61,42 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
                                                       const int e) {
     float* gamma = p.vol_gamma + 19 * e;
     const float* swept = p.vol_swept + 19 * e;
-    float gather[19], send[19];
+    const float* law = p.vol_law_on ? p.vol_law + LBM_VOL_LAW_FIELDS * e : nullptr;
+    const bool profile = p.vol_projected && p.vol_law_on;
+    float gather[19], send[19], moment_g[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
     gather[0] = send[0] = 0.0f;
 #define LBM_VOL_GATHER(q, cx, cy, cz, w)                                                      \
     if (q > 0) {                                                                              \
-        float in = 0.0f;                                                                      \
+        float in = 0.0f, in_g[3] = {0.0f, 0.0f, 0.0f};                                        \
         for (int i = p.vol_gather_start[19 * e + q]; i < p.vol_gather_start[19 * e + q + 1]; ++i) { \
             const long long at = p.vol_gather_at[i];                                          \
-            in += p.vol_gather_volume[i] * lbm_pop_load(f[at]);                               \
+            const float m = lbm_pop_load(f[at]);                                              \
+            in += p.vol_gather_volume[i] * m;                                                 \
             if (p.vol_projected) {                                                            \
                 float s[3];                                                                   \
                 const float* first = p.vol_gather_first + 3 * i;                              \
                 lbm_projected_source_slope(p, at - q * p.plane_stride, q, s);                 \
                 in += first[0] * s[0] + first[1] * s[1] + first[2] * s[2];                    \
+                if (profile) lbm_profile_parcel(p.vol_gather_profile + 12 * i, m, s, in_g);   \
             }                                                                                 \
         }                                                                                     \
         gather[q] = in + (w) * swept[LBM_OPP(q)];                                             \
+        if (profile) {                                                                        \
+            const float ct0 = LBM_CV(cx, law[3]) + LBM_CV(cy, law[4]) + LBM_CV(cz, law[5]);   \
+            const float ct1 = LBM_CV(cx, law[6]) + LBM_CV(cy, law[7]) + LBM_CV(cz, law[8]);   \
+            LBM_UNROLL                                                                        \
+            for (int j = 0; j < 3; ++j) {                                                     \
+                moment_g[0][j] += ct0 * in_g[j];                                              \
+                moment_g[1][j] += ct1 * in_g[j];                                              \
+            }                                                                                 \
+        }                                                                                     \
     }
     D3Q19_LINKS(LBM_VOL_GATHER)
 #undef LBM_VOL_GATHER
+    if (profile) lbm_profile_store(p, e, moment_g);
     LBM_UNROLL
     for (int q = 1; q < 19; ++q) send[q] = gather[LBM_OPP(q)];
     if (p.vol_law_on) {
-        const float* law = p.vol_law + LBM_VOL_LAW_FIELDS * e;
         float momentum_t[2] = {0.0f, 0.0f}, force_t[2];
 #define LBM_VOL_TANGENTIAL(q, cx, cy, cz, w)                                                     \
     momentum_t[0] += gather[q] * (LBM_CV(cx, law[3]) + LBM_CV(cy, law[4]) + LBM_CV(cz, law[5])); \

@@ -42,7 +42,7 @@ class VolumetricLaw:
     probe_weight: np.ndarray
 
 
-def _tangents(normal: np.ndarray) -> np.ndarray:
+def element_tangents(normal: np.ndarray) -> np.ndarray:
     """Two unit tangents [E, 2, 3] per unit normal, t_2 = n x t_1."""
     helper = np.where(np.abs(normal[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]])
     t1 = np.cross(normal, helper)
@@ -79,7 +79,7 @@ def volumetric_law(wall: VolumetricWall, sample: float, periodic: np.ndarray) ->
     """The law's tables of wall's elements, reading the flow `sample` cells out."""
     area = np.linalg.norm(wall.area_vector, axis=1)
     normal = wall.area_vector / np.maximum(area, 1e-300)[:, None]
-    tangent = _tangents(normal)
+    tangent = element_tangents(normal)
     ct = np.einsum("qd,ekd->ekq", C.astype(float), tangent)  # c_q . t_k
     cn = normal @ C.T.astype(float)
     weight = W[None, :] * wall.swept_out  # w_q A_out[q], outgoing links only

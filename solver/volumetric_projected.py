@@ -18,7 +18,8 @@ from the source's (m, s) of one link to the slot's (m, s):
 K from the part of the source's fluid no surfel intercepts along c_q, R from the pieces of the
 surfels' incoming prisms of link opp(q) in cell y turned over where an exact bounce-back puts
 them (`solver/volumetric_turn.py`), and the scatter the elements' free-slip and law terms spread
-evenly over their outgoing prisms (weight w, slope d). Row 0 of a map is the source's volume and
+evenly over their outgoing prisms (weight w, slope d), the free slip's with its profile
+(`solver/volumetric_profile.py`). Row 0 of a map is the source's volume and
 first moment over V(x); rows 1-3 are the inverse of x's fluid second moment times the first
 moment about r_x. The kernels collide the slopes by the collision's derivative along them.
 
@@ -43,7 +44,9 @@ from solver.lattice import OPP, C, Q
 from solver.surfel_merge import merge_coplanar
 from solver.surfels import cut_into_cells
 from solver.volumetric_geometry import CellBox, mesh_on_grid
+from solver.volumetric_law import element_tangents
 from solver.volumetric_moments import FluidMoments, fluid_moments
+from solver.volumetric_profile import SlipProfile, piece_integrals, profile_gram
 from solver.volumetric_turn import turned_pieces
 from solver.volumetric_wall import (
     VolumetricWall,
@@ -63,7 +66,8 @@ class ProjectedWall:
     [P, 3] (about the source's fluid centroid); swept_out [E, Q]; the scatter by slot, CSR
     scatter_start [S + 1], scatter_element, scatter_q, scatter_weight, scatter_slope [., 3];
     stray_volume: turned pieces that would land in the body's cells (a concave surface), kept
-    in their source instead [cells^3]."""
+    in their source instead [cells^3]; profile: the free slip's profile's tables per parcel,
+    scatter entry and element."""
 
     wall: VolumetricWall
     slot_cell: np.ndarray
@@ -83,6 +87,7 @@ class ProjectedWall:
     scatter_weight: np.ndarray
     scatter_slope: np.ndarray
     stray_volume: float
+    profile: SlipProfile
 
 
 def _group(keys: np.ndarray, *values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -179,15 +184,35 @@ def build_projected_wall(
     )
     n_el = len(wall.element_cell)
     # the elements' gather by (element, link, source), their send by (element, link, destination)
-    (g_key, (g_volume, g_first)) = _group(np.stack([element, t.q, src], 1), t.volume, t.first)
-    (o_key, (o_volume, o_p)) = _group(np.stack([element, q_out, dst], 1), t.volume, p)
+    normal = wall.area_vector / np.linalg.norm(wall.area_vector, axis=1, keepdims=True)
+    r_src = t.source + 0.5 + offset_unwrapped(t.source)
+    integrals = piece_integrals(t, p, q_map, surfels, element, element_tangents(normal), r_src)
+    (g_key, (g_volume, g_first, g_g, g_g_first)) = _group(
+        np.stack([element, t.q, src], 1), t.volume, t.first, integrals.g, integrals.g_first
+    )
+    (o_key, (o_volume, o_p, o_g, o_g_turned)) = _group(
+        np.stack([element, q_out, dst], 1), t.volume, p, integrals.g, integrals.turned_first
+    )
     swept_out = np.zeros((n_el, Q))
     np.add.at(swept_out, (o_key[:, 0], o_key[:, 1]), o_volume)
     o_cell = o_key[:, 2]
     per_volume = 1.0 / swept_out[o_key[:, 0], o_key[:, 1]]
     weight = o_volume * per_volume / flat_volume[o_cell]
-    slope = np.einsum("nab,nb->na", moments.inverse_of(o_cell), o_p) * per_volume[:, None]
+    inverse = moments.inverse_of(o_cell)
+    slope = np.einsum("nab,nb->na", inverse, o_p) * per_volume[:, None]
     scatter = np.argsort(slot_of[o_cell], kind="stable")
+    scatter_profile = np.concatenate(
+        [
+            o_g * (per_volume / flat_volume[o_cell])[:, None],
+            np.einsum("nab,nbc->nac", inverse, o_g_turned).reshape(-1, 9) * per_volume[:, None],
+        ],
+        axis=1,
+    )
+    profile = SlipProfile(
+        gather=np.concatenate([g_g, g_g_first.reshape(-1, 9)], axis=1),
+        scatter=scatter_profile[scatter],
+        gram=profile_gram(integrals, t.volume, element, n_el),
+    )
     return ProjectedWall(
         wall=wall,
         slot_cell=slot_cell,
@@ -207,6 +232,7 @@ def build_projected_wall(
         scatter_weight=weight[scatter],
         scatter_slope=slope[scatter],
         stray_volume=stray_volume,
+        profile=profile,
     )
 
 

@@ -260,14 +260,18 @@ def volumetric_stream(
 
 
 def projected_stream(
-    f_post: np.ndarray, slope: np.ndarray, wall
+    f_post: np.ndarray, slope: np.ndarray, wall, slip=None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One streaming step of the projected volumetric wall (solver/volumetric_projected.py) in a
     periodic box without the domain's walls: post-collision means f_post[q, z, y, x] and the
     slots' slopes slope[S, q, 3]; each slot's (mean, slope) of link q from its source's through
-    the keep map, plus the turned rows' of link opp(q) (no slip). Returns the new means (zero in
-    solid cells), the slots' new slopes and the momentum the body took, sum over the elements'
-    parcels and q of c_q (gathered - sent) at gauge pressure."""
+    the keep map, plus the turned rows' of link opp(q) (no slip); with slip (a VolumetricLaw,
+    solver/volumetric_law.py), each element's free-slip term, sum_k slip[k, q] P_k, P_k the
+    tangential momentum it gathers, spread by the scatter's weights and slopes, with its profile
+    (solver/volumetric_profile.py: b_k = gram Q_k, Q_k = sum_q (c_q . t_k) int f_q g, sent as
+    sum_k slip[k, q] b_k . g). Returns the new means (zero in solid cells), the slots' new slopes
+    and the momentum the body took, sum over the elements' parcels and q of c_q (gathered -
+    sent) at gauge pressure."""
     shape = f_post.shape[1:]
     flat = f_post.reshape(len(C), -1)
     n_slot = len(wall.slot_cell)
@@ -307,8 +311,39 @@ def projected_stream(
         wall.gather_volume * (taken[:, 0] - W[wall.gather_q])
         + (wall.gather_first * taken[:, 1:]).sum(axis=1),
     )
-    force = C.T.astype(float) @ (gathered - gathered[:, OPP]).sum(axis=0)
+    sent = gathered[:, OPP]
+    if slip is not None:
+        pulled[:, wall.slot_cell], extra = _projected_slip(out, taken, wall, slip, gathered)
+        sent = sent + extra
+    force = C.T.astype(float) @ (gathered - sent).sum(axis=0)
     return pulled.reshape(f_post.shape), out[:, :, 1:], force
+
+
+def _projected_slip(out, taken, wall, slip, gathered) -> tuple[np.ndarray, np.ndarray]:
+    """The free slip's terms added into out [S, q, 4] (projected_stream); returns the slots'
+    means [q, S] and what each element sends beside the bounce-back [E, q]."""
+    n_el = len(wall.gather_start) - 1
+    element = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
+    ct = np.einsum("qd,ekd->ekq", C.astype(float), slip.tangent)  # [E, 2, q]
+    extra = np.einsum("ekq,ek->eq", slip.slip, np.einsum("ekq,eq->ek", ct, gathered))
+    table = wall.profile.gather
+    in_g = table[:, :3] * taken[:, :1] + np.einsum(
+        "pja,pa->pj", table[:, 3:].reshape(-1, 3, 3), taken[:, 1:]
+    )
+    moment_g = np.zeros((n_el, len(C), 3))
+    np.add.at(moment_g, (element, wall.gather_q), in_g)
+    b = np.einsum("eij,ekj->eki", wall.profile.gram, np.einsum("ekq,eqj->ekj", ct, moment_g))
+    beta = np.einsum("ekq,ekj->eqj", slip.slip, b)  # [E, q, 3]
+    slot = np.repeat(np.arange(len(wall.slot_cell)), np.diff(wall.scatter_start))
+    e, q = wall.scatter_element, wall.scatter_q
+    scatter = wall.profile.scatter
+    add = np.zeros((len(slot), 4))
+    add[:, 0] = wall.scatter_weight * extra[e, q] + (scatter[:, :3] * beta[e, q]).sum(axis=1)
+    add[:, 1:] = wall.scatter_slope * extra[e, q][:, None] + np.einsum(
+        "paj,pj->pa", scatter[:, 3:].reshape(-1, 3, 3), beta[e, q]
+    )
+    np.add.at(out, (slot, q), add)
+    return out[:, :, 0].T, extra
 
 
 def projected_collide_slopes(

@@ -1,7 +1,8 @@
 """The projected volumetric wall's tables (solver/volumetric_projected.py) streamed by the NumPy
 oracle (tests/oracle.py, projected_stream): a fluid at rest kept at rest, mass kept from a random
 state with random slopes, a uniform gradient away from the body carried unchanged; and the CPU
-kernels (cuda/lbm_projected.cuh) against the oracle, means, slopes and the body's exchange (the
+kernels (cuda/lbm_projected.cuh) against the oracle, means, slopes and the body's exchange, with
+no slip and with the free slip's profile (solver/volumetric_profile.py), which adds no mass (the
 laminar pipe's flow rate against Hagen-Poiseuille is in tests/test_volumetric_wall.py)."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from solver.config import load_case
 from solver.errors import ConfigError
 from solver.kernel_params import projected_wall_values
 from solver.lattice import C, W
+from solver.volumetric_law import law_values, volumetric_law
 from solver.volumetric_projected import build_projected_wall
 
 SHAPE = (16, 16, 16)
@@ -92,25 +94,59 @@ def test_a_uniform_gradient_streams_exactly_away_from_the_body(sphere):
     assert checked > 1000
 
 
-def test_kernel_step_matches_the_oracle(cpu, sphere):
+def test_the_free_slip_profile_adds_no_mass(sphere):
+    """g is measured from each (element, link) prism's centroid: over each element's parcels of a
+    link the integral of g vanishes (a uniform population has no profile), and so does the
+    scatter's over each outgoing prism (the profile adds no mass to any link)."""
+    profile = sphere.profile
+    element = np.repeat(np.arange(len(sphere.gather_start) - 1), np.diff(sphere.gather_start))
+    gathered = np.zeros((len(sphere.gather_start) - 1, len(C), 3))
+    np.add.at(gathered, (element, sphere.gather_q), profile.gather[:, :3])
+    scale = np.abs(profile.gather[:, :3]).max()
+    np.testing.assert_allclose(gathered, 0.0, atol=1e-12 * scale)
+    slot = np.repeat(sphere.slot_cell, np.diff(sphere.scatter_start))
+    volume = sphere.wall.volume.ravel()[slot]
+    sent = np.zeros_like(gathered)
+    np.add.at(
+        sent, (sphere.scatter_element, sphere.scatter_q), profile.scatter[:, :3] * volume[:, None]
+    )
+    scale = (np.abs(profile.scatter[:, :3]) * volume[:, None]).max()
+    np.testing.assert_allclose(sent, 0.0, atol=1e-12 * scale)
+    assert np.abs(profile.scatter[:, :3]).max() > 0.1  # the profile is there
+
+
+def _collided(pulled: np.ndarray) -> np.ndarray:
+    """BGK at TAU on pulled populations [q, z, y, x]."""
+    rho, momentum = moments(pulled)
+    return pulled - (pulled - equilibrium(rho, momentum)) / TAU
+
+
+@pytest.mark.parametrize("free_slip", [False, True], ids=["no slip", "free slip"])
+def test_kernel_step_matches_the_oracle(cpu, sphere, free_slip):
     """One step of the CPU kernels past the sphere's projected wall (BGK, tau 0.7) from a flow
     at 0.05 with random non-equilibrium parts and random slopes: the oracle's projected stream,
     its BGK collision and the collision's derivative along the slopes, to float32 rounding
     (means 2e-6 of w_q; slopes 2e-5 of the largest, the kernel's central difference, 2.5e-6
-    measured), and the
-    body's exchange to 1e-5 of its size."""
+    measured), and the body's exchange to 1e-5 of its size. With the law on and its stress
+    left out (the free slip alone) the elements hand back the tangential momentum they gather
+    with its profile, and the same step with the profile's tables zeroed differs from the
+    kernel's by far more than that."""
     wall = sphere
     fluid = wall.wall.volume > 0
     f = flowing_state(fluid, seed=7)
     _, slope = _random(wall, seed=8)
     values = box_values(fluid, wall.slot_cell, None)
     values.update(projected_wall_values(wall, lattice.plane_stride(fluid.size)))
+    law = None
+    if free_slip:
+        law = volumetric_law(wall.wall, 1.5, PERIODIC)
+        law = replace(law, stress=np.zeros_like(law.stress))
+        values.update(law_values(law, 1.5))
     values["vol_slope_in"][:] = slope.astype(np.float32).ravel()
     got, force = cpu_step(cpu, values, f, fluid)
-    pulled, pulled_slope, exchange = projected_stream(f, slope, wall)
-    rho, momentum = moments(pulled)
-    expected = pulled - (pulled - equilibrium(rho, momentum)) / TAU
-    assert np.max(np.abs(got - expected)[:, fluid] / W[:, None]) < 2e-6
+    pulled, pulled_slope, exchange = projected_stream(f, slope, wall, slip=law)
+    error = np.max(np.abs(got - _collided(pulled))[:, fluid] / W[:, None])
+    assert error < 2e-6
     collided = projected_collide_slopes(pulled, pulled_slope, wall.slot_cell, TAU)
     np.testing.assert_allclose(
         values["vol_slope_in"].reshape(-1, 19, 3),
@@ -120,6 +156,10 @@ def test_kernel_step_matches_the_oracle(cpu, sphere):
     )
     np.testing.assert_allclose(force[0], exchange, rtol=0, atol=1e-5 * np.abs(exchange).max())
     assert abs(exchange[0]) > 1e-3  # the flow pushes the sphere
+    if free_slip:
+        flat = replace(wall, profile=replace(wall.profile, gram=np.zeros_like(wall.profile.gram)))
+        even = _collided(projected_stream(f, slope, flat, slip=law)[0])
+        assert np.max(np.abs(got - even)[:, fluid] / W[:, None]) > 100 * max(error, 1e-7)
 
 
 def test_what_the_projected_wall_needs_is_one_line():

@@ -21,7 +21,9 @@ sends the sum back spread evenly over the prism (each cell by its share of it). 
   projected back on each cell's mean and slope by its first moments; BGK relaxes the slopes
   towards the equilibrium's. ``projected-near``: the slopes kept only in the cells pieces leave
   or land in, the cut cells, and their neighbours --band cells out (elsewhere dropped each
-  step).
+  step). ``projected-profile``: projected, with the free slip's tangential momentum sent back
+  with the linear profile it came in with over where and when it met the element (the kernels'
+  form, solver/volumetric_profile.py), where the other rules spread it evenly.
 
 Every rule keeps each link's mass and a fluid at rest exactly; on a wall along the cells' faces
 all give halfway bounce-back.
@@ -250,11 +252,17 @@ class Projected(vw.Volumetric):
     exactly as the lattice's, so there they are only carried along."""
 
     def __init__(
-        self, body: vw.Slab, tau: float, slip: bool = False, band: int | None = None
+        self,
+        body: vw.Slab,
+        tau: float,
+        slip: bool = False,
+        band: int | None = None,
+        profile: bool = False,
     ) -> None:
         super().__init__(body, slip=slip)
         nx, ny = body.nx, body.ny
         self.tau = tau
+        self.profile = profile
         fluid = self.volume > 0
         square = [np.array(v, float) - 0.5 for v in ((0, 0), (1, 0), (1, 1), (0, 1))]
         _, _, cell_second = moments(square, np.zeros(2))
@@ -298,11 +306,33 @@ class Projected(vw.Volumetric):
             for q in range(1, 9):
                 c = vw.C[q].astype(float)
                 cn = c @ n
+                # (sigma, t - 1/2) where a particle of link q at r meets the element, sigma
+                # along it from its centre, t the step's fraction; affine in r: g(r0), grad g
+                grad_t = -n / cn if abs(cn) > 1e-12 else np.zeros(2)
+                grad_g = np.stack([t + (c @ t) * grad_t, grad_t])
+
+                def reflect(r, cn=cn, c=c, p0=p0, p1=p1, n=n, t=t) -> np.ndarray:
+                    time = -((r - p0) @ n) / cn if cn < 0 else 1 - ((r - p0) @ n) / cn
+                    w = r + time * c if cn < 0 else r - (1 - time) * c
+                    return np.array([(w - 0.5 * (p0 + p1)) @ t, time - 0.5])
+
                 if cn > 1e-12:  # the outgoing prism's pieces, for the free slip's terms
                     for k, m, piece in vw.cell_pieces([p0, p1, p1 + c, p0 + c]):
                         dst = np.array([k + 0.5, m + 0.5]) + self.offset[:, k % nx, m % ny]
-                        a, m1, _ = moments(piece, dst)
-                        out_rows.append((e, q, k % nx, m % ny, a, *m1))
+                        a, m1, m2 = moments(piece, dst)
+                        out_rows.append(
+                            (
+                                e,
+                                q,
+                                k % nx,
+                                m % ny,
+                                a,
+                                *m1,
+                                *m2.ravel(),
+                                *reflect(dst),
+                                *grad_g.ravel(),
+                            )
+                        )
                 if cn > -1e-9:
                     continue
                 flip = np.eye(2) - 2 * np.outer(c, n) / cn  # the turn's linear part
@@ -330,6 +360,8 @@ class Projected(vw.Volumetric):
                                 *flip.ravel(),
                                 *shift,
                                 e,
+                                *reflect(src),
+                                *grad_g.ravel(),
                             )
                         )
         r = np.array(rows)
@@ -340,10 +372,13 @@ class Projected(vw.Volumetric):
         self.r_second, self.r_flip = r[:, 8:12].reshape(-1, 2, 2), r[:, 12:16].reshape(-1, 2, 2)
         self.r_shift = r[:, 16:18]
         self.r_el = r[:, 18].astype(int)
+        self.r_g, self.r_grad_g = r[:, 19:21], r[:, 21:25].reshape(-1, 2, 2)
         o = np.array(out_rows)
         self.o_el, self.o_q = o[:, 0].astype(int), o[:, 1].astype(int)
         self.o_dst = (o[:, 2].astype(int), o[:, 3].astype(int))
         self.o_area, self.o_first = o[:, 4], o[:, 5:7]
+        self.o_second = o[:, 7:11].reshape(-1, 2, 2)
+        self.o_g, self.o_grad_g = o[:, 11:13], o[:, 13:17].reshape(-1, 2, 2)
         # the rest of each cell, translated along c_q into its neighbour
         self.keep_area = self.volume[None] - cut_area
         self.keep_first = -cut_first
@@ -422,9 +457,12 @@ class Projected(vw.Volumetric):
             extra = self.slip_shape * (2 * p_t_in)[None] - self.stress_shape * self.stress[None]
             density = np.divide(extra, self.swept, out=np.zeros_like(extra), where=self.swept > 0)
             d = density[self.o_q, self.o_el]
-            np.add.at(mass, (self.o_q, *self.o_dst), d * self.o_area)
+            d_mass, d_moment = d * self.o_area, d[:, None] * self.o_first
+            if self.profile:
+                d_mass, d_moment = self._slip_profile(m_src, s_src, piece_mass, d_mass, d_moment)
+            np.add.at(mass, (self.o_q, *self.o_dst), d_mass)
             for a in range(2):
-                np.add.at(moment[:, a], (self.o_q, *self.o_dst), d * self.o_first[:, a])
+                np.add.at(moment[:, a], (self.o_q, *self.o_dst), d_moment[:, a])
             gamma_out = gamma_out + extra
         force = vw.C.T @ (gamma_in - gamma_out).sum(axis=1)
         f_new = np.divide(
@@ -433,11 +471,52 @@ class Projected(vw.Volumetric):
         self.slope = np.einsum("abxy,qbxy->qaxy", self.second_inv, moment) * self.carries
         return f_new, force
 
+    def _slip_profile(
+        self,
+        m_src: np.ndarray,
+        s_src: np.ndarray,
+        piece_mass: np.ndarray,
+        d_mass: np.ndarray,
+        d_moment: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The free slip's term sent back with the incoming tangential momentum's linear profile
+        over where and when it met the element, (sigma, t): its first moments Q there, the
+        particles' c.t times g = (sigma, t - 1/2) over each piece's linear field, give each
+        outgoing prism a density linear in the same (sigma, t) (Q = 0: the even spread)."""
+        ct = self.ct[self.r_q, self.r_el]
+        # integral of f g over each piece: g(src) (its mass) + grad g . (m M1 + M2 s)
+        spread = m_src[:, None] * self.r_first + np.einsum("pab,pb->pa", self.r_second, s_src)
+        fg = self.r_g * piece_mass[:, None] + np.einsum("pab,pb->pa", self.r_grad_g, spread)
+        q_moment = np.zeros((self.n_el, 2))
+        np.add.at(q_moment, self.r_el, 2 * ct[:, None] * fg)
+        length = self.length[self.o_el]
+        # density over (sigma, t): 12 Q_sigma sigma / L^3 + 12 Q_t (t - 1/2) / L, in r: / |c.n|
+        share = (
+            np.divide(
+                self.slip_shape,
+                self.swept,
+                out=np.zeros_like(self.slip_shape),
+                where=self.swept > 0,
+            )[self.o_q, self.o_el]
+            * length
+        )
+        coeff = share[:, None] * 12 * q_moment[self.o_el] / np.stack([length**3, length], axis=1)
+        rho_dst = (coeff * self.o_g).sum(axis=1)
+        grad_rho = np.einsum("pa,pab->pb", coeff, self.o_grad_g)
+        d_mass = d_mass + rho_dst * self.o_area + (grad_rho * self.o_first).sum(axis=1)
+        d_moment = (
+            d_moment
+            + rho_dst[:, None] * self.o_first
+            + np.einsum("pab,pb->pa", self.o_second, grad_rho)
+        )
+        return d_mass, d_moment
+
 
 def make_wall(rule: str, slip: bool, tau: float, band: int = 1):
     """The wall of a rule: lumped (the volumetric wall as it is), mirrored, linear (mirrored, the
     populations linear across each cell's fluid), linear-whole (linear, the gradient from whole
-    neighbours only), lumped-linear (lumped, the gathered pieces linear)."""
+    neighbours only), lumped-linear (lumped, the gathered pieces linear), projected (with
+    -near: its slopes in a band; -profile: the free slip sent back with its profile)."""
     options = {
         "mirrored": {},
         "linear": {"linear": True},
@@ -446,9 +525,10 @@ def make_wall(rule: str, slip: bool, tau: float, band: int = 1):
     }
     if rule == "lumped":
         return lambda body: vw.Volumetric(body, slip=slip)
-    if rule in ("projected", "projected-near"):
+    if rule in ("projected", "projected-near", "projected-profile"):
         near = band if rule == "projected-near" else None
-        return lambda body: Projected(body, tau, slip=slip, band=near)
+        profile = rule == "projected-profile"
+        return lambda body: Projected(body, tau, slip=slip, band=near, profile=profile)
     return lambda body: Mirrored(body, slip=slip, **options[rule])
 
 
@@ -469,6 +549,7 @@ def main() -> None:
             "lumped-linear",
             "projected",
             "projected-near",
+            "projected-profile",
         ],
     )
     ap.add_argument(
