@@ -260,18 +260,19 @@ def volumetric_stream(
 
 
 def projected_stream(
-    f_post: np.ndarray, slope: np.ndarray, wall, slip=None
+    f_post: np.ndarray, slope: np.ndarray, wall, slip=None, walls: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One streaming step of the projected volumetric wall (solver/volumetric_projected.py) in a
-    periodic box without the domain's walls: post-collision means f_post[q, z, y, x] and the
-    slots' slopes slope[S, q, 3]; each slot's (mean, slope) of link q from its source's through
-    the keep map, plus the turned rows' of link opp(q) (no slip); with slip (a VolumetricLaw,
-    solver/volumetric_law.py), each element's free-slip term, sum_k slip[k, q] P_k, P_k the
-    tangential momentum it gathers, spread by the scatter's weights and slopes, with its profile
-    (solver/volumetric_profile.py: b_k = gram Q_k, Q_k = sum_q (c_q . t_k) int f_q g, sent as
-    sum_k slip[k, q] b_k . g). Returns the new means (zero in solid cells), the slots' new slopes
-    and the momentum the body took, sum over the elements' parcels and q of c_q (gathered -
-    sent) at gauge pressure."""
+    periodic box, with the domain's walls (bool [z, y, x], or None) bouncing back halfway: post-
+    collision means f_post[q, z, y, x] and the slots' slopes slope[S, q, 3]; each slot's (mean,
+    slope) of link q from its source's through the keep map (from a wall, its own of link
+    opp(q), the map bringing no slope), plus the turned rows' of link opp(q) (no slip); with
+    slip (a VolumetricLaw, solver/volumetric_law.py), each element's free-slip term, sum_k
+    slip[k, q] P_k, P_k the tangential momentum it gathers, spread by the scatter's weights and
+    slopes, with its profile (solver/volumetric_profile.py: b_k = gram Q_k, Q_k = sum_q (c_q .
+    t_k) int f_q g, sent as sum_k slip[k, q] b_k . g). Returns the new means (zero in solid
+    cells), the slots' new slopes and the momentum the body took, sum over the elements' parcels
+    and q of c_q (gathered - sent) at gauge pressure."""
     shape = f_post.shape[1:]
     flat = f_post.reshape(len(C), -1)
     n_slot = len(wall.slot_cell)
@@ -289,16 +290,24 @@ def projected_stream(
         source = np.ravel_multi_index(
             ((z - C[q, 2]) % shape[0], (y - C[q, 1]) % shape[1], (x - C[q, 0]) % shape[2]), shape
         )
-        out[:, q] = np.einsum(
-            "nab,nb->na", wall.keep_map[:, q], mean_slope(np.full(n_slot, q), source)
-        )
+        link = np.full(n_slot, q)
+        if walls is not None:
+            bounced = walls.ravel()[source]
+            source = np.where(bounced, wall.slot_cell, source)
+            link[bounced] = OPP[q]
+        out[:, q] = np.einsum("nab,nb->na", wall.keep_map[:, q], mean_slope(link, source))
     owner = np.repeat(np.arange(n_slot * len(C)), np.diff(wall.turn_start))
     q_in = OPP[owner % len(C)]
     turned = np.einsum("nab,nb->na", wall.turn_map, mean_slope(q_in, wall.turn_source))
     np.add.at(out.reshape(-1, 4), owner, turned)
     pulled = np.stack(
         [np.roll(f_post[q], shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2)) for q in range(19)]
-    ).reshape(len(C), -1)
+    )
+    if walls is not None:
+        for q in range(1, len(C)):
+            from_wall = np.roll(walls, shift=(C[q, 2], C[q, 1], C[q, 0]), axis=(0, 1, 2))
+            pulled[q][from_wall] = f_post[OPP[q]][from_wall]
+    pulled = pulled.reshape(len(C), -1)
     pulled[:, wall.slot_cell] = out[:, :, 0].T
     pulled[:, wall.wall.volume.ravel() == 0] = 0.0
     element = np.repeat(np.arange(len(wall.gather_start) - 1), np.diff(wall.gather_start))

@@ -36,6 +36,17 @@ def sphere():
     return build_projected_wall(mesh.vertices_m[mesh.faces], SHAPE, PERIODIC)
 
 
+@pytest.fixture(scope="module")
+def sphere_over_floor():
+    """The sphere with walls at z = 0 and 15 (periodic along x and y): slots at z = 1 lie on the
+    floor's face."""
+    mesh = icosphere(5.3, (8.2, 8.45, 7.9), subdivisions=3)
+    walls = np.zeros(SHAPE, bool)
+    walls[[0, -1]] = True
+    periodic = np.array([True, True, False])
+    return build_projected_wall(mesh.vertices_m[mesh.faces], SHAPE, periodic, walls), walls
+
+
 def _random(wall, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     fluid = wall.wall.volume > 0
@@ -121,8 +132,8 @@ def _collided(pulled: np.ndarray) -> np.ndarray:
     return pulled - (pulled - equilibrium(rho, momentum)) / TAU
 
 
-@pytest.mark.parametrize("free_slip", [False, True], ids=["no slip", "free slip"])
-def test_kernel_step_matches_the_oracle(cpu, sphere, free_slip):
+@pytest.mark.parametrize("case", ["no slip", "free slip", "floor"])
+def test_kernel_step_matches_the_oracle(cpu, sphere, sphere_over_floor, case):
     """One step of the CPU kernels past the sphere's projected wall (BGK, tau 0.7) from a flow
     at 0.05 with random non-equilibrium parts and random slopes: the oracle's projected stream,
     its BGK collision and the collision's derivative along the slopes, to float32 rounding
@@ -130,21 +141,22 @@ def test_kernel_step_matches_the_oracle(cpu, sphere, free_slip):
     measured), and the body's exchange to 1e-5 of its size. With the law on and its stress
     left out (the free slip alone) the elements hand back the tangential momentum they gather
     with its profile, and the same step with the profile's tables zeroed differs from the
-    kernel's by far more than that."""
-    wall = sphere
+    kernel's by far more than that. Over a floor, the slots on its face take their links from it
+    by halfway bounce-back."""
+    wall, walls = sphere_over_floor if case == "floor" else (sphere, None)
     fluid = wall.wall.volume > 0
     f = flowing_state(fluid, seed=7)
     _, slope = _random(wall, seed=8)
-    values = box_values(fluid, wall.slot_cell, None)
+    values = box_values(fluid, wall.slot_cell, walls)
     values.update(projected_wall_values(wall, lattice.plane_stride(fluid.size)))
     law = None
-    if free_slip:
+    if case == "free slip":
         law = volumetric_law(wall.wall, 1.5, PERIODIC)
         law = replace(law, stress=np.zeros_like(law.stress))
         values.update(law_values(law, 1.5))
     values["vol_slope_in"][:] = slope.astype(np.float32).ravel()
     got, force = cpu_step(cpu, values, f, fluid)
-    pulled, pulled_slope, exchange = projected_stream(f, slope, wall, slip=law)
+    pulled, pulled_slope, exchange = projected_stream(f, slope, wall, slip=law, walls=walls)
     error = np.max(np.abs(got - _collided(pulled))[:, fluid] / W[:, None])
     assert error < 2e-6
     collided = projected_collide_slopes(pulled, pulled_slope, wall.slot_cell, TAU)
@@ -156,7 +168,7 @@ def test_kernel_step_matches_the_oracle(cpu, sphere, free_slip):
     )
     np.testing.assert_allclose(force[0], exchange, rtol=0, atol=1e-5 * np.abs(exchange).max())
     assert abs(exchange[0]) > 1e-3  # the flow pushes the sphere
-    if free_slip:
+    if case == "free slip":
         flat = replace(wall, profile=replace(wall.profile, gram=np.zeros_like(wall.profile.gram)))
         even = _collided(projected_stream(f, slope, flat, slip=law)[0])
         assert np.max(np.abs(got - even)[:, fluid] / W[:, None]) > 100 * max(error, 1e-7)
