@@ -23,7 +23,8 @@ Tables (the kernels' vol_gather_profile, vol_scatter_profile, vol_profile_gram):
   and the inverse of the slot's fluid second moment times the integral of (r - r_x) g^T
   (3 x 3), both over the entry's outgoing prism volume and, the first, the slot's fluid volume;
 - gram [E, 3, 3]: (sum of the parcels' volumes) times the pseudo-inverse of the sum of their
-  integrals of g g^T, so that b_k = gram Q_k / (prisms' volume) against the scatter's terms.
+  integrals of g g^T. The kernels' b_k = gram Q_k is A G^-1 Q_k, the element's area A cancelling
+  against the scatter's terms, which are per unit volume of the outgoing prism.
 Lengths in cells.
 """
 
@@ -82,20 +83,17 @@ def piece_integrals(
     at_src = np.concatenate(
         [np.einsum("nkd,nd->nk", tan, r_src + time[:, None] * c), (time - 0.5)[:, None]], axis=1
     )
-    g = at_src * t.volume[:, None] + np.einsum("nab,nb->na", grad, t.first)
-    # centred on each (element, link) prism
-    key = element * len(C) + t.q
-    _, where = np.unique(key, return_inverse=True)
+    grad_first = np.einsum("nab,nb->na", grad, t.first)
+    # centred on each (element, link) prism: g less the prism's mean of it
+    _, where = np.unique(element * len(C) + t.q, return_inverse=True)
     where = where.ravel()
     total = np.zeros((where.max() + 1 if len(where) else 0, 3))
     volume = np.zeros(len(total))
-    np.add.at(total, where, g)
+    np.add.at(total, where, at_src * t.volume[:, None] + grad_first)
     np.add.at(volume, where, t.volume)
     at_src = at_src - (total / volume[:, None])[where]
-    g = at_src * t.volume[:, None] + np.einsum("nab,nb->na", grad, t.first)
-    grad_first = np.einsum("nab,nb->na", grad, t.first)
     return PieceIntegrals(
-        g=g,
+        g=at_src * t.volume[:, None] + grad_first,
         g_first=at_src[:, :, None] * t.first[:, None, :]
         + np.einsum("nab,nbc->nac", grad, t.second),
         turned_first=p[:, :, None] * at_src[:, None, :] + np.einsum("nab,ncb->nac", q_map, grad),

@@ -184,7 +184,8 @@ def build_projected_wall(
     )
     n_el = len(wall.element_cell)
     # the elements' gather by (element, link, source), their send by (element, link, destination)
-    normal = wall.area_vector / np.linalg.norm(wall.area_vector, axis=1, keepdims=True)
+    area = np.maximum(np.linalg.norm(wall.area_vector, axis=1, keepdims=True), 1e-300)
+    normal = wall.area_vector / area
     r_src = t.source + 0.5 + offset_unwrapped(t.source)
     integrals = piece_integrals(t, p, q_map, surfels, element, element_tangents(normal), r_src)
     (g_key, (g_volume, g_first, g_g, g_g_first)) = _group(
