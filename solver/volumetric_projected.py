@@ -281,7 +281,9 @@ def _share_overlaps(
     source holds. Scaling them by V / (their sum) turns each particle once and keeps the
     source's mass and first moment (the keep map takes the rest, now none); pieces whose
     source lies in the body go. The share each surfel gets is its piece's, an approximation of
-    the exact clip by the other surfaces."""
+    the exact clip by the other surfaces. The volumetric wall's `clip_to_fluid` scales its
+    parcels alike, but with their twins, which keeps rest exact there; a turned piece's landing
+    is elsewhere, so here rest is measured instead (`_rest_error`)."""
     src = box.flat(t.source)
     key = np.where(src >= 0, src, 0) * Q + t.q
     unique, where = np.unique(key, return_inverse=True)
