@@ -14,7 +14,8 @@ builds its own CPU library (the cache keys it by source), once, before its first
 Cases, as benchmarks/profile_case.py names them: channel-loglaw, channel-none
 (cases/channel.yaml with walls.model), les-N (the periodic LES box of N^3), car-N
 (cases/car.yaml at N cells per length, with --car-set overrides for both sides; e.g.
-cases/sweep_demo.yaml's case section). A timing advances 20 steps, then steps for --seconds.
+cases/sweep_demo.yaml's case section), pipe-projected (cases/pipe.yaml under the projected wall
+in a section 2 R long, PIPE_PROJECTED). A timing advances 20 steps, then steps for --seconds.
 
 Prints each case's MLUPs per round, the after / before ratio of each round, and ends with one
 JSON line. Both trees must have benchmarks/lbm_mlups.py's channel_case, les_box_case and
@@ -35,9 +36,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+#: cases/pipe.yaml under the projected wall in a section 2 R long: 11,520 cells, 2,880 of them
+#: slots (the wall is most of the step, docs/performance.md).
+PIPE_PROJECTED = [
+    "body.bounce_back=projected",
+    "domain.size_m=[1.0,1.2,1.2]",
+    "geometry.pipe.x_max_m=2.0",
+]
+
+
 def named_case(name: str, car_set: list[str], cases) -> tuple | None:
-    """(case, mesh or None) of a case name (channel-loglaw, channel-none, les-N, car-N), built by
-    the functions of `cases` (a tree's benchmarks/lbm_mlups module); None for an unknown name."""
+    """(case, mesh or None) of a case name (channel-loglaw, channel-none, les-N, car-N,
+    pipe-projected), built by the functions of `cases` (a tree's benchmarks/lbm_mlups module) or
+    from the tree's cases/pipe.yaml; None for an unknown name."""
     from solver.config import merge_case
 
     kind, _, arg = name.partition("-")
@@ -48,6 +59,12 @@ def named_case(name: str, car_set: list[str], cases) -> tuple | None:
     if kind == "car" and arg.isdigit():
         case, _, mesh = cases.car_cases(int(arg), car_set)
         return case, mesh
+    if name == "pipe-projected":
+        from shapes.case_geometry import CASE_SCHEMA, case_mesh
+        from solver.config import load_case
+
+        case = load_case(cases.ROOT / "cases" / "pipe.yaml", PIPE_PROJECTED, schema=CASE_SCHEMA)
+        return case, case_mesh(case)
     return None
 
 
@@ -64,7 +81,8 @@ def time_cases(root: Path, cases: list[str], seconds: float, car_set: list[str])
         named = named_case(name, car_set, lbm_mlups)
         if named is None:
             raise SystemExit(
-                f"ab_timing: unknown case '{name}': use channel-loglaw, channel-none, car-N, les-N"
+                f"ab_timing: unknown case '{name}': use channel-loglaw, channel-none, car-N, "
+                "les-N, pipe-projected"
             )
         sim = Simulation(named[0], select_backend("cpu"), named[1])
         sim.advance(20)

@@ -160,11 +160,15 @@ extern "C" __global__ void lbm_volumetric_gather_elements(const lbm_pop* __restr
         lbm_volumetric_gather<LBM_COLLISION_BGK>(f, p, e);
 }
 
-// The projected wall's collided slopes made the state (lbm_projected.cuh), one thread per slot,
-// after lbm_step.
+// The projected wall's slopes collided and made the state (lbm_projected.cuh), one thread per
+// slot, after lbm_step.
 extern "C" __global__ void lbm_projected_commit_slots(const LbmParams p) {
     const int s = blockIdx.x * blockDim.x + threadIdx.x;
-    if (s < p.n_vol_slots) lbm_projected_commit(p, s);
+    if (s >= p.n_vol_slots) return;
+    if (p.collision == LBM_COLLISION_ENTROPIC)
+        lbm_projected_commit<LBM_COLLISION_ENTROPIC>(p, s);
+    else
+        lbm_projected_commit<LBM_COLLISION_BGK>(p, s);
 }
 
 // The surface rule's pooling (lbm_wall_pool.cuh), one thread per slot: the residuals, then the apply.

@@ -228,7 +228,9 @@ __constant__ int LBM_LINK_OF[27] = {
                                        written by its gather (lbm_volumetric_gather) */     \
     X(float*, vol_slope_in)         /* [57 s] each slot's slopes (19 links x 3 axes, 1/cell) \
                                        after the last collision */                          \
-    X(float*, vol_slope_out)        /* [57 s] the slopes the step pulls and collides */     \
+    X(float*, vol_slope_out)        /* [57 s] the slopes the step pulls, before the collision */ \
+    X(float*, vol_slot_mean)        /* [19 s] the means the step pulls, before the collision \
+                                       (lbm_projected_commit collides the slopes at them) */ \
     X(const long long*, vol_slot_cell) /* [s] each slot's cell */                           \
     X(int, n_vol_slots)             /* the projected wall's slots (0 without it) */          \
     X(float*, sgs_moments)          /* [4 n] whether each cell flows (1 or 0), and its       \

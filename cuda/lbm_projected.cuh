@@ -46,36 +46,52 @@ __device__ __forceinline__ void lbm_projected_add(const float* __restrict__ M, c
 }
 
 // The slopes [57] of a cell whose means f (pre-collision) the collision at relaxation time tau
-// will take, collided: the populations across the cell are f + s_a (r - r_x)_a, and each point's
-// are collided, so the slopes after it are the collision's derivative along them, taken by a
-// central difference of two collisions per axis (a step of 1e-3 in the most changed population;
-// the operator is smooth there, and float32 rounding leaves 3e-6 of the largest slope against
-// BGK's analytic derivative, tests/test_volumetric_projected.py). Whatever the
-// collision (BGK, the entropic operator, the subgrid model's rate), the slopes relax as the
-// populations do: its contraction at tau0 -> 1/2 holds for them too (plain BGK on the slopes
-// grew there; docs/solver.md, "The projected volumetric wall").
-template <int kCollision>
-__device__ __forceinline__ void lbm_projected_collide_slopes(const LbmParams& p, const float* f, const float* slope,
-                                                             const float tau, float* out) {
-    float per[3];  // 1 / (2 h) per axis, 0 where the axis has no slope
+// takes, collided: the populations across the cell are f + s_a (r - r_x)_a, and each point's are
+// collided, so the slopes after it are the collision's derivative along them, taken by a central
+// difference of two collisions per axis (a step of 1e-3 in the most changed population; the
+// operator is smooth there, and float32 rounding leaves 3e-6 of the largest slope against BGK's
+// analytic derivative, tests/test_volumetric_projected.py). Whatever the collision (BGK, the
+// entropic operator, the subgrid model's rate), the slopes relax as the populations do: its
+// contraction at tau0 -> 1/2 holds for them too (plain BGK on the slopes grew there;
+// docs/solver.md, "The projected volumetric wall"). The difference is built from the two pieces
+// below, which the CPU shell also composes to collide many slots' states in one vector loop
+// (lbm_host_shell.h, SlopeBatch).
+
+// 1 / (2 h) per axis [3] for the slopes [57]: h = 1e-3 / the largest slope along the axis; 0 where
+// the axis has no slope (its states are not collided and its slopes stay 0).
+__device__ __forceinline__ void lbm_projected_slope_steps(const float* slope, float* per) {
     LBM_UNROLL
     for (int a = 0; a < 3; ++a) {
         float largest = 0.0f;
         for (int q = 0; q < 19; ++q) largest = fmaxf(largest, fabsf(slope[3 * q + a]));
         per[a] = largest > 0.0f ? 500.0f * largest : 0.0f;
     }
+}
+
+// State k of the six (axis k / 2, the + side for even k) into g [19]: f + (+-h) s_a; returns the
+// weight +-1 / (2 h) its collided populations take in the slopes of axis k / 2.
+__device__ __forceinline__ float lbm_projected_slope_state(const float* f, const float* slope, const float* per,
+                                                           const int k, float* g) {
+    const int a = k >> 1;
+    const float step = (k & 1 ? -0.5f : 0.5f) / per[a];  // +-h, h = 1e-3 / largest
+    for (int q = 0; q < 19; ++q) g[q] = f[q] + step * slope[3 * q + a];
+    return k & 1 ? -per[a] : per[a];
+}
+
+template <int kCollision>
+__device__ __forceinline__ void lbm_projected_collide_slopes(const LbmParams& p, const float* f, const float* slope,
+                                                             const float tau, float* out) {
+    float per[3];
+    lbm_projected_slope_steps(slope, per);
     for (int k = 0; k < 57; ++k) out[k] = 0.0f;
     // one collision call in a rolled loop over the six states: the collision is compiled once
     LBM_NO_UNROLL
     for (int k = 0; k < 6; ++k) {
-        const int a = k >> 1;
-        if (per[a] == 0.0f) continue;
-        const float step = (k & 1 ? -0.5f : 0.5f) / per[a];  // +-h, h = 1e-3 / largest
+        if (per[k >> 1] == 0.0f) continue;
         float g[19];
-        for (int q = 0; q < 19; ++q) g[q] = f[q] + step * slope[3 * q + a];
+        const float weight = lbm_projected_slope_state(f, slope, per, k, g);
         lbm_collide<kCollision>(g, p, tau, p.has_force, nullptr);
-        const float weight = k & 1 ? -per[a] : per[a];
-        for (int q = 0; q < 19; ++q) out[3 * q + a] += weight * g[q];
+        for (int q = 0; q < 19; ++q) out[3 * q + (k >> 1)] += weight * g[q];
     }
 }
 
@@ -116,20 +132,20 @@ __device__ __forceinline__ void lbm_profile_scatter(const LbmParams& p, const in
     for (int a = 0; a < 3; ++a) slope[a] += table[3 + 3 * a] * beta[0] + table[4 + 3 * a] * beta[1] + table[5 + 3 * a] * beta[2];
 }
 
-// The pull of projected slot s (cell n at x, y, z) into f, its slopes collided into vol_slope_out
-// (the collision then takes f as any cell's): each
-// link's source through its keep map (a link from the domain's walls takes that wall's rule
+// The pull of projected slot s (cell n at x, y, z) into f, and into vol_slot_mean and vol_slope_out
+// its means and slopes before the collision (the collision then takes f as any cell's, and
+// lbm_projected_commit the slopes): each link's source through its keep map (a link from the domain's walls takes that wall's rule
 // times the map's mean share, with no slope), the turned rows, and the elements' free-slip and
 // law terms (gamma, lbm_volumetric_gather) spread by the scatter's weights and slopes, the free
 // slip's with its profile.
-template <int kCollision, int kLayout>
+template <int kLayout>
 __device__ __forceinline__ void lbm_projected_pull(const lbm_pop* __restrict__ f_src, const LbmParams& p,
                                                    const long long n, const int s, const int x, const int y,
                                                    const int z, float* f) {
     long long src[19];
     unsigned char nb[19];
     lbm_volumetric_sources(p, x, y, z, src, nb);
-    float slope[57];
+    float* slope = p.vol_slope_out + 57 * s;
 #define LBM_PROJ_PULL(q, cx, cy, cz, w)                                                                     \
     {                                                                                                       \
         const float* keep = p.vol_keep_map + 16 * (19 * s + q);                                             \
@@ -165,12 +181,15 @@ __device__ __forceinline__ void lbm_projected_pull(const lbm_pop* __restrict__ f
         for (int a = 0; a < 3; ++a) slope[3 * q + a] += p.vol_scatter_slope[3 * i + a] * sent;
         if (p.vol_law_on) lbm_profile_scatter(p, i, link / 19, q, f + q, slope + 3 * q);
     }
-    lbm_projected_collide_slopes<kCollision>(p, f, slope, lbm_cell_tau(p, x, n), p.vol_slope_out + 57 * s);
+    LBM_UNROLL
+    for (int q = 0; q < 19; ++q) p.vol_slot_mean[19 * s + q] = f[q];
 }
 
-// Slot s after the step: the slopes its pull collided (vol_slope_out) become the state the next
-// step's pulls and gather read (vol_slope_in).
+// Slot s after the step: the slopes its pull left (vol_slope_out) collided at the means it pulled
+// (vol_slot_mean) make the state the next step's pulls and gather read (vol_slope_in).
+template <int kCollision>
 __device__ __forceinline__ void lbm_projected_commit(const LbmParams& p, const int s) {
-    LBM_UNROLL
-    for (int k = 0; k < 57; ++k) p.vol_slope_in[57 * s + k] = p.vol_slope_out[57 * s + k];
+    const long long n = p.vol_slot_cell[s];
+    lbm_projected_collide_slopes<kCollision>(p, p.vol_slot_mean + 19 * s, p.vol_slope_out + 57 * s,
+                                             lbm_cell_tau(p, (int)(n % p.nx), n), p.vol_slope_in + 57 * s);
 }

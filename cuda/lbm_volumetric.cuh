@@ -133,7 +133,7 @@ __device__ __forceinline__ void lbm_volumetric_pull(const lbm_pop* __restrict__ 
                                                     const long long n, const int s, const int x, const int y,
                                                     const int z, float* f) {
     if (p.vol_projected) {
-        lbm_projected_pull<kCollision, kLayout>(f_src, p, n, s, x, y, z, f);
+        lbm_projected_pull<kLayout>(f_src, p, n, s, x, y, z, f);
         return;
     }
     const float* keep = p.vol_keep + 19 * s;

@@ -109,6 +109,7 @@ NO_VOLUMETRIC_WALL: dict[str, Any] = {
     "vol_profile": np.zeros(0, np.float32),
     "vol_slope_in": np.zeros(0, np.float32),
     "vol_slope_out": np.zeros(0, np.float32),
+    "vol_slot_mean": np.zeros(0, np.float32),
     "vol_slot_cell": np.zeros(0, np.int64),
     "n_vol_slots": 0,
 }
@@ -168,6 +169,7 @@ def projected_wall_values(wall: ProjectedWall, plane_stride: int) -> dict[str, n
         "vol_profile": np.zeros(6 * n_el, np.float32),
         "vol_slope_in": np.zeros(57 * n_slot, np.float32),
         "vol_slope_out": np.zeros(57 * n_slot, np.float32),
+        "vol_slot_mean": np.zeros(19 * n_slot, np.float32),
         "vol_slot_cell": wall.slot_cell.astype(np.int64),
         "n_vol_slots": n_slot,
     }

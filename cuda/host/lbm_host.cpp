@@ -3,6 +3,7 @@
 // describes the shell; lbm_host_in_place.h the in-place step).
 #include "lbm_host_in_place.h"
 #include "lbm_host_shell.h"
+#include "lbm_host_slopes.h"
 
 namespace {
 
@@ -182,11 +183,20 @@ void lbm_volumetric_gather_elements(const lbm_pop* f, const LbmParams* params) {
     }
 }
 
-// The projected wall's collided slopes made the state (../lbm_projected.cuh), after the step.
+// The projected wall's slopes collided and made the state (../lbm_projected.cuh,
+// lbm_host_slopes.h), after the step.
 void lbm_projected_commit_slots(const LbmParams* params) {
     const LbmParams& p = *params;
-#pragma omp parallel for schedule(static)
-    for (int s = 0; s < p.n_vol_slots; ++s) lbm_projected_commit(p, s);
+    if (p.collision == LBM_COLLISION_ENTROPIC) {
+        if (p.has_force)
+            commit_slots<LBM_COLLISION_ENTROPIC, true>(p);
+        else
+            commit_slots<LBM_COLLISION_ENTROPIC, false>(p);
+    } else if (p.has_force) {
+        commit_slots<LBM_COLLISION_BGK, true>(p);
+    } else {
+        commit_slots<LBM_COLLISION_BGK, false>(p);
+    }
 }
 
 // The surface rule's pooling over patches of wall (../lbm_wall_pool.cuh), after a step that wrote f.
