@@ -14,7 +14,7 @@ import run_case
     "walls", [[], ["walls.body_rule=surface", "walls.pool_cells=3"]], ids=["faces", "pooled"]
 )
 def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path, walls):
-    """ahmed.yaml at 20 cells per length, 400 steps, the last 200 averaged (a toy run: the
+    """ahmed_faces.yaml at 20 cells per length, 400 steps, the last 200 averaged (a toy run: the
     figures are not converged, the bookkeeping is what is checked): the parts' pressure and
     friction sum to the run's cd_pressure and cd_friction (the kernel's reduction of every step,
     a different path from the per-slot window sums), Cd(x) ends at their sum (its exchange curve
@@ -24,7 +24,7 @@ def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path, 
     surface.vtp carries the parts for ParaView (cell array part, names in the field data)."""
     out = tmp_path / "ahmed"
     args = [
-        str(ROOT / "cases" / "ahmed.yaml"),
+        str(ROOT / "cases" / "ahmed_faces.yaml"),
         "resolution.cells_per_length=20",
         "resolution.min_gap_cells=0.5",
         "run.max_steps=400",
@@ -67,7 +67,7 @@ def test_ahmed_breakdown_adds_up_and_flat_parts_take_no_pressure_drag(tmp_path, 
 
 @pytest.mark.parametrize("rule", ["faces", "surface"])
 def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
-    """ahmed.yaml at 20 cells, 400 steps, the last 200 averaged with the fields sampled every
+    """ahmed_faces.yaml at 20 cells, 400 steps, the last 200 averaged with the fields sampled every
     step: each slot's pressure force over the window, -p a_k, gives back p = (rho - 1) / 3 of its
     cell's mean density (two paths: the kernel's per-step report summed on the device, and the
     fields' running mean), under both walls.body_rule."""
@@ -79,7 +79,7 @@ def test_slots_report_the_pressure_of_their_mean_density(cpu, rule):
     from solver.simulation import FORCE_PRESSURE, Simulation
 
     case = load_case(
-        ROOT / "cases" / "ahmed.yaml",
+        ROOT / "cases" / "ahmed_faces.yaml",
         [
             "resolution.cells_per_length=20",
             "resolution.min_gap_cells=0.5",
@@ -125,7 +125,7 @@ def test_exchange_that_is_pressure_and_friction_splits_as_they_do(cpu):
     from solver.simulation import FORCE_FRICTION, FORCE_PRESSURE, FORCE_TOTAL, Simulation
 
     case = load_case(
-        ROOT / "cases" / "ahmed.yaml",
+        ROOT / "cases" / "ahmed_faces.yaml",
         ["resolution.cells_per_length=20", "resolution.min_gap_cells=0.5"],
         schema=CASE_SCHEMA,
     )

@@ -29,11 +29,11 @@ def alternation(values: np.ndarray) -> float:
 
 def roof_cp(collision: str) -> np.ndarray:
     """Time-averaged Cp along the roof centre-line, one sample per cell, from the end of the
-    nose rounding to the start of the 25 deg slant: ahmed.yaml at 20 cells per body length
+    nose rounding to the start of the 25 deg slant: ahmed_faces.yaml at 20 cells per body length
     (the gap under the body one cell: min_gap_cells lowered for this surface check), 3000 steps
     and the next 1500 averaged, whatever the convergence test says."""
     case = load_case(
-        ROOT / "cases" / "ahmed.yaml",
+        ROOT / "cases" / "ahmed_faces.yaml",
         [
             "resolution.cells_per_length=20",
             "resolution.min_gap_cells=0",

@@ -85,13 +85,13 @@ def test_empty_tunnel_holds_the_free_stream_for_20000_steps(overrides, start):
 
 @pytest.mark.parametrize("cells", [14, pytest.param(20, marks=pytest.mark.slow)])
 def test_fixed_floor_grows_a_boundary_layer_without_reversed_flow(cells):
-    """ahmed.yaml's tunnel without the body at 14 (make test) and 20 cells per body length
+    """ahmed_faces.yaml's tunnel without the body at 14 (make test) and 20 cells per body length
     (make test-slow; Re 4.3e6, 72 x 29 x 19 and 106 x 34 x 22 cells), 8000 steps at 20 cells
     from the inflow (the same flow time at 14), velocity averaged over the last eighth: along the
     floor the first cell's velocity falls monotonically from the inlet (no period-2 pattern, no
     reversed flow; BGK showed -0.54 U) and the 99% thickness never shrinks."""
     case = load_case(
-        ROOT / "cases" / "ahmed.yaml",
+        ROOT / "cases" / "ahmed_faces.yaml",
         [
             "body.shape=none",
             "geometry.source=none",

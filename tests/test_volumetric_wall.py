@@ -336,7 +336,7 @@ def test_the_elements_exchange_splits_and_breaks_down_by_part():
     the drag is pressure on the forebody, slant and base (the flow starting impulsively: Cd 2.1),
     and every part's friction is drag, not thrust."""
     case = load_case(
-        ROOT / "cases" / "ahmed.yaml",
+        ROOT / "cases" / "ahmed_faces.yaml",
         overrides=[
             "body.bounce_back=volumetric",
             "resolution.cells_per_length=16",

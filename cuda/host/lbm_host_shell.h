@@ -522,20 +522,27 @@ void pull_into_batch(BoundaryBatch& b, const lbm_pop* __restrict__ f_src, const 
     b.tau[j] = lbm_cell_tau(p, x, n);
 }
 
-// The collision of batch entry j, in place. (Its local arrays are declared in this inlined
-// function, not in the simd loop's body: g++ 12 does not vectorize a loop whose body declares
-// them.)
+// The collision of lane j of a batch's populations lanes[19][kBatch] at tau, in place; wall, if
+// not null, receives its wall state. (Its local arrays are declared in this inlined function,
+// not in the simd loop's body: g++ 12 does not vectorize a loop whose body declares them.)
 template <int kCollision, bool kForce>
-__forceinline__ void collide_batch_entry(BoundaryBatch& b, const LbmParams& p, const int j) {
+__forceinline__ void collide_lane(float (*lanes)[kBatch], const LbmParams& p, const float tau, const int j,
+                                  LbmWallState* wall) {
     float f[19];
-#define LBM_FROM_BATCH(q, cx, cy, cz, w) f[q] = b.f[q][j];
+#define LBM_FROM_BATCH(q, cx, cy, cz, w) f[q] = lanes[q][j];
     D3Q19_LINKS(LBM_FROM_BATCH)
 #undef LBM_FROM_BATCH
-    LbmWallState wall;
-    lbm_collide<kCollision>(f, p, b.tau[j], kForce, &wall);
-#define LBM_TO_BATCH(q, cx, cy, cz, w) b.f[q][j] = f[q];
+    lbm_collide<kCollision>(f, p, tau, kForce, wall);
+#define LBM_TO_BATCH(q, cx, cy, cz, w) lanes[q][j] = f[q];
     D3Q19_LINKS(LBM_TO_BATCH)
 #undef LBM_TO_BATCH
+}
+
+// The collision of batch entry j, in place, and its wall state.
+template <int kCollision, bool kForce>
+__forceinline__ void collide_batch_entry(BoundaryBatch& b, const LbmParams& p, const int j) {
+    LbmWallState wall;
+    collide_lane<kCollision, kForce>(b.f, p, b.tau[j], j, &wall);
     b.pressure[j] = wall.pressure;
     LBM_UNROLL
     for (int i = 0; i < 6; ++i) b.sigma[i][j] = wall.sigma[i];

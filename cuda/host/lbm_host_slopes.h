@@ -18,26 +18,12 @@ struct SlopeBatch {
     int count;
 };
 
-// The collision of lane j, in place (its local array declared here, not in the simd loop's body:
-// collide_batch_entry says why).
-template <int kCollision, bool kForce>
-__forceinline__ void collide_slope_lane(SlopeBatch& b, const LbmParams& p, const int j) {
-    float g[19];
-#define LBM_FROM_SLOPE_BATCH(q, cx, cy, cz, w) g[q] = b.g[q][j];
-    D3Q19_LINKS(LBM_FROM_SLOPE_BATCH)
-#undef LBM_FROM_SLOPE_BATCH
-    lbm_collide<kCollision>(g, p, b.tau[j], kForce, nullptr);
-#define LBM_TO_SLOPE_BATCH(q, cx, cy, cz, w) b.g[q][j] = g[q];
-    D3Q19_LINKS(LBM_TO_SLOPE_BATCH)
-#undef LBM_TO_SLOPE_BATCH
-}
-
 // The batch's collisions, then each lane's weighted populations added to its slot's slopes.
 template <int kCollision, bool kForce>
 void flush_slopes(SlopeBatch& b, const LbmParams& p) {
     const int m = b.count;
 #pragma omp simd
-    for (int j = 0; j < m; ++j) collide_slope_lane<kCollision, kForce>(b, p, j);
+    for (int j = 0; j < m; ++j) collide_lane<kCollision, kForce>(b.g, p, b.tau[j], j, nullptr);
     for (int j = 0; j < m; ++j) {
         float* out = p.vol_slope_in + b.out[j];
         for (int q = 0; q < 19; ++q) out[3 * q] += b.weight[j] * b.g[q][j];

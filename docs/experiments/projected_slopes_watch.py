@@ -9,7 +9,7 @@ largest slope rising step after step at one slot; docs/solver.md, "The projected
 wall", reads it for the slopes' relaxation rules.
 
     python docs/experiments/projected_slopes_watch.py [--steps 4000] [--every 100]
-        [--case cases/ahmed.yaml] [key=value ...]
+        [--case cases/ahmed_faces.yaml] [key=value ...]
 
 Stops early where the largest slope passes 10 or the speed 0.3 (lattice units). Ends with one
 JSON line.
@@ -36,7 +36,7 @@ from solver.simulation import Simulation  # noqa: E402
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--case", default=str(ROOT / "cases" / "ahmed.yaml"))
+    ap.add_argument("--case", default=str(ROOT / "cases" / "ahmed_faces.yaml"))
     ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--every", type=int, default=100)
     ap.add_argument("overrides", nargs="*")

@@ -2,7 +2,7 @@
 """One factor at a time on a mesh body under the volumetric wall: the drag by part, Cd(x), and
 the surface pressure of the elements on the body's centre plane over the nose.
 
-    python docs/experiments/volumetric_ahmed.py [--case cases/ahmed.yaml] [--free-slip]
+    python docs/experiments/volumetric_ahmed.py [--case cases/ahmed_faces.yaml] [--free-slip]
         [key=value ...]
 
 Runs the case (default the Ahmed body) on the CPU with `body.bounce_back=volumetric` (or its
@@ -81,7 +81,7 @@ def nose_cp(sim: Simulation, force: np.ndarray, p_inf: float) -> list[tuple[floa
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", default=str(ROOT / "cases" / "ahmed.yaml"))
+    parser.add_argument("--case", default=str(ROOT / "cases" / "ahmed_faces.yaml"))
     parser.add_argument("--free-slip", action="store_true")
     args, overrides = parser.parse_known_args()
     try:
