@@ -34,6 +34,7 @@ slots, the cut cells' moments and the cut pieces.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -138,9 +139,18 @@ def build_projected_wall(
     shape_zyx: tuple[int, int, int],
     periodic: np.ndarray,
     walls: np.ndarray | None = None,
+    where: Callable[[int], str] | None = None,
 ) -> ProjectedWall:
-    """The tables of a closed, outward-oriented mesh, as `build_volumetric_wall` takes it."""
+    """The tables of a closed, outward-oriented mesh, as `build_volumetric_wall` takes it.
+    where names a flat cell index for the refusal of an overlapping surface (default: its
+    (x, y, z) cell)."""
     nz, ny, nx = shape_zyx
+    if where is None:
+
+        def where(cell: int) -> str:
+            z, y, x = np.unravel_index(cell, shape_zyx)
+            return f"cell ({x}, {y}, {z})"
+
     periodic = np.asarray(periodic, bool)
     walls = np.zeros(shape_zyx, bool) if walls is None else np.asarray(walls, bool)
     flat_walls = walls.ravel()
@@ -195,13 +205,13 @@ def build_projected_wall(
     turn_map = _projected_map(
         r_volume, r_first, r_p, r_q, flat_volume[cell_at], moments.inverse_of(cell_at)
     )
-    rest_error = _rest_error(keep_map, at, row_key[:, 1], turn_map)
+    rest_error, worst = _rest_error(keep_map, at, row_key[:, 1], turn_map)
     if rest_error > REST_TOLERANCE:
         raise ConfigError(
-            "key 'body.bounce_back' projected: the surface comes within a cell of itself (its "
-            f"prisms overlap so a fluid at rest would change by {rest_error:.0%} in a step, over "
-            f"the {REST_TOLERANCE:.0%} allowed); refine resolution.cells_per_length or take "
-            "body.bounce_back=volumetric"
+            "key 'body.bounce_back' projected: the surface comes within a cell of itself near "
+            f"{where(slot_cell[worst])} (its prisms overlap so a fluid at rest would change by "
+            f"{rest_error:.0%} in a step, over the {REST_TOLERANCE:.0%} allowed); refine "
+            "resolution.cells_per_length or take body.bounce_back=volumetric"
         )
     n_el = len(wall.element_cell)
     # the elements' gather by (element, link, source), their send by (element, link, destination)
@@ -262,13 +272,18 @@ def build_projected_wall(
 
 def _rest_error(
     keep_map: np.ndarray, at: np.ndarray, q_out: np.ndarray, turn_map: np.ndarray
-) -> float:
+) -> tuple[float, int]:
     """The largest change a step makes to a fluid at rest (every mean 1, no slope) in any slot
-    and moving link: the volume that arrives, kept and turned, over the slot's own. Exact
-    streaming keeps it at 1; the overlaps' sharing and the stray pieces move it."""
+    and moving link: the volume that arrives, kept and turned, over the slot's own, and the slot
+    where it is largest (-1 without slots). Exact streaming keeps it at 1; the overlaps' sharing
+    and the stray pieces move it."""
     arriving = keep_map[:, :, 0, 0].copy()
     np.add.at(arriving, (at, q_out), turn_map[:, 0, 0])
-    return float(np.abs(arriving[:, 1:] - 1.0).max(initial=0.0))
+    change = np.abs(arriving[:, 1:] - 1.0)
+    if change.size == 0:
+        return 0.0, -1
+    worst = int(np.argmax(change.max(axis=1)))
+    return float(change[worst].max()), worst
 
 
 def _share_overlaps(
@@ -375,4 +390,10 @@ def projected_wall_on_grid(
 ) -> ProjectedWall:
     """The tables of a mesh (vertices [m], faces) on a grid, its periodic axes (x, y, z)."""
     triangles, walls = mesh_on_grid(vertices_m, faces, grid)
-    return build_projected_wall(triangles, grid.shape_zyx, periodic, walls)
+
+    def where(cell: int) -> str:
+        zyx = np.unravel_index(cell, grid.shape_zyx)
+        x, y, z = (float(grid.centers(axis)[zyx[2 - axis]]) for axis in range(3))
+        return f"(x, y, z) = ({x:.3f}, {y:.3f}, {z:.3f}) m"
+
+    return build_projected_wall(triangles, grid.shape_zyx, periodic, walls, where)

@@ -7,6 +7,7 @@ laminar pipe's flow rate against Hagen-Poiseuille is in tests/test_volumetric_wa
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -178,7 +179,8 @@ def test_kernel_step_matches_the_oracle(cpu, sphere, sphere_over_floor, case):
 def test_what_the_projected_wall_needs_is_one_line():
     """A primitive body, and a surface within a cell of itself (a slab 0.001 cells over a post's
     top, as the Ahmed body stands on its stilts: the prisms overlap so much that a fluid at rest
-    would change by far more than the 2% allowed), each end in a ConfigError naming the key."""
+    would change by far more than the 2% allowed), each end in a ConfigError naming the key; the
+    second names the cell where the change is largest, at the post's top."""
     with pytest.raises(ConfigError, match="body.bounce_back.*a mesh body"):
         load_case(
             ROOT / "cases" / "sphere.yaml",
@@ -190,5 +192,8 @@ def test_what_the_projected_wall_needs_is_one_line():
     triangles = np.concatenate([post.vertices_m[post.faces], slab.vertices_m[slab.faces]])
     walls = np.zeros(SHAPE, bool)
     walls[[0, -1]] = True
-    with pytest.raises(ConfigError, match="body.bounce_back.*within a cell of itself"):
+    with pytest.raises(ConfigError, match="body.bounce_back.*within a cell of itself") as refused:
         build_projected_wall(triangles, SHAPE, np.array([True, True, False]), walls)
+    # it names where: a cell next to the post's top (x 6.05-10.35, y 6.55-9.25, z 7)
+    x, y, z = map(int, re.search(r"near cell \((\d+), (\d+), (\d+)\)", str(refused.value)).groups())
+    assert 5 <= x <= 11 and 5 <= y <= 10 and 6 <= z <= 7

@@ -2,8 +2,8 @@
 // ../lbm_projected.cuh, which the GPU runs one slot per thread). Each slot's up to six perturbed
 // states (lbm_projected_slope_state) become lanes of a batch, and the batch's collisions run as
 // one vectorized loop, as the boundary cells' do (BoundaryBatch, lbm_host_shell.h). One at a time
-// inside the pull, the six scalar collisions took half of a slot's cost (about 0.6 of 1.14 us a
-// step on the pipe at 10 cells per radius, docs/performance.md).
+// inside the pull, the six scalar collisions took about half of a slot's cost (the projected
+// pipe's step, docs/performance.md).
 #pragma once
 
 #include "lbm_host_shell.h"
