@@ -208,10 +208,10 @@ def build_projected_wall(
     rest_error, worst = _rest_error(keep_map, at, row_key[:, 1], turn_map)
     if rest_error > REST_TOLERANCE:
         raise ConfigError(
-            "key 'body.bounce_back' projected: the surface comes within a cell of itself near "
-            f"{where(slot_cell[worst])} (its prisms overlap so a fluid at rest would change by "
-            f"{rest_error:.0%} in a step, over the {REST_TOLERANCE:.0%} allowed); refine "
-            "resolution.cells_per_length or take body.bounce_back=volumetric"
+            "key 'body.bounce_back' projected: the surface turns concave or comes within a cell "
+            f"of itself near {where(slot_cell[worst])} (its prisms overlap so a fluid at rest "
+            f"would change by {rest_error:.0%} in a step, over the {REST_TOLERANCE:.0%} "
+            "allowed); take body.bounce_back=volumetric or another resolution.cells_per_length"
         )
     n_el = len(wall.element_cell)
     # the elements' gather by (element, link, source), their send by (element, link, destination)
