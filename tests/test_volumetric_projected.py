@@ -24,7 +24,8 @@ from solver.errors import ConfigError
 from solver.kernel_params import projected_wall_values
 from solver.lattice import C, W
 from solver.volumetric_law import law_values, volumetric_law
-from solver.volumetric_projected import build_projected_wall
+from solver.volumetric_projected import _return_over_arrivals, build_projected_wall
+from solver.volumetric_turn import TurnedPieces
 
 SHAPE = (16, 16, 16)
 PERIODIC = np.ones(3, bool)
@@ -197,3 +198,46 @@ def test_what_the_projected_wall_needs_is_one_line():
     # it names where: a cell next to the post's top (x 6.05-10.35, y 6.55-9.25, z 7)
     x, y, z = map(int, re.search(r"near cell \((\d+), (\d+), (\d+)\)", str(refused.value)).groups())
     assert 5 <= x <= 11 and 5 <= y <= 10 and 6 <= z <= 7
+
+
+def test_pieces_turned_past_a_slivers_fluid_go_back_to_their_sources():
+    """Two pieces turned into a sliver (V 1e-3 cells^3, as where the car's backlight meets its
+    tail deck at 128 cells) would bring it three times its fluid: they are scaled to fill it,
+    the rest of each goes back into its own source turned in place (its moments about the
+    source, as a stray piece's), and every source still sends exactly what it sent."""
+    q = 1
+    flat_volume = np.array([1.0, 1e-3, 0.5])
+    pieces = TurnedPieces(
+        surfel=np.array([0, 1]),
+        q=np.array([q, q]),
+        source=np.array([[0, 0, 0], [2, 0, 0]]),
+        destination=np.array([[1, 0, 0], [1, 0, 0]]),
+        volume=np.array([2e-3, 1e-3]),
+        first=np.array([[1e-4, 0, 0], [2e-4, 0, 0]]),
+        second=np.full((2, 3, 3), 1e-5),
+        p=np.array([[3e-4, 0, 0], [4e-4, 0, 0]]),
+        q_map=np.full((2, 3, 3), 2e-5),
+    )
+    src, dst = np.array([0, 2]), np.array([1, 1])
+    keep_share = np.zeros((3, len(C)))
+    t, new_dst, p, _, element, returned = _return_over_arrivals(
+        pieces,
+        src,
+        dst,
+        pieces.p,
+        pieces.q_map,
+        np.array([5, 6]),
+        keep_share,
+        np.arange(3),
+        flat_volume,
+    )
+    into = new_dst == 1
+    assert t.volume[into].sum() / flat_volume[1] == pytest.approx(1.0, rel=1e-12)
+    assert returned == pytest.approx(2e-3, rel=1e-12)
+    for source in (0, 2):
+        mine = t.source[:, 0] == source
+        assert t.volume[mine].sum() == pytest.approx(pieces.volume[source // 2], rel=1e-12)
+    back = ~into
+    np.testing.assert_array_equal(new_dst[back], t.source[back, 0])
+    np.testing.assert_allclose(p[back], t.first[back], rtol=1e-12)
+    np.testing.assert_array_equal(element, [5, 6, 5, 6])
