@@ -300,8 +300,10 @@ def _share_overlaps(
     the body, where no particle is: the pieces of one (source, link) then claim more than the
     source holds. Scaling them by V / (their sum) turns each particle once and keeps the
     source's mass and first moment (the keep map takes the rest, now none); pieces whose
-    source lies in the body go. The share each surfel gets is its piece's, an approximation of
-    the exact clip by the other surfaces. The volumetric wall's `clip_to_fluid` scales its
+    source holds no fluid go, over-claimed or not (under the over-claim test's margin, 1e-9
+    cells^3, a piece of a cell without fluid would otherwise stay, with no slot to land in).
+    The share each surfel gets is its piece's, an approximation of the exact clip by the other
+    surfaces. The volumetric wall's `clip_to_fluid` scales its
     parcels alike, but with their twins, which keeps rest exact there; a turned piece's landing
     is elsewhere, so here rest is measured instead (`_rest_error`)."""
     src = box.flat(t.source)
@@ -312,10 +314,11 @@ def _share_overlaps(
     np.add.at(claimed, where, t.volume)
     held = flat_volume[unique // Q]
     over = claimed > held + 1e-9
-    if not over.any():
+    sourced = held[where] > 0
+    if not over.any() and (sourced | (src < 0)).all():
         return t, Overlap(0, 0.0, 0.0)
     scale = np.where(over, held / np.maximum(claimed, 1e-300), 1.0)[where]
-    keep = (scale > 0) | (src < 0)  # a source past the domain's faces is refused later
+    keep = (sourced & (scale > 0)) | (src < 0)  # a source past the domain's faces is refused later
     scale = scale[keep]
     scaled = TurnedPieces(
         surfel=t.surfel[keep],
@@ -352,14 +355,13 @@ def _return_over_arrivals(
     body)."""
     q_out = OPP[t.q]
     at = slot_of[dst]
-    slot = at >= 0  # a piece from a source without fluid has none: left for the guard
     turned = np.zeros_like(keep_share)
-    np.add.at(turned, (at[slot], q_out[slot]), t.volume[slot] / flat_volume[dst[slot]])
+    np.add.at(turned, (at, q_out), t.volume / flat_volume[dst])
     room = np.maximum(1.0 - keep_share, 0.0)
     over = keep_share + turned > 1.0 + REST_TOLERANCE
     if not over.any():
         return t, dst, p, q_map, element, 0.0
-    factor = np.where(slot, np.where(over, room / np.maximum(turned, 1e-300), 1.0)[at, q_out], 1.0)
+    factor = np.where(over, room / np.maximum(turned, 1e-300), 1.0)[at, q_out]
     back = np.flatnonzero(factor < 1.0)
     rest = 1.0 - factor[back]
 
