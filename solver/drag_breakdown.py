@@ -156,12 +156,23 @@ def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray, fields: Fields)
     )
 
 
-def element_drag_breakdown(
-    sim: Simulation, element_force_mean: np.ndarray, fields: Fields
-) -> DragBreakdown:
-    """The breakdown of the volumetric wall's drag from its elements' mean exchange [E, 3]
+@dataclass(frozen=True)
+class SurfelDrag:
+    """Each surfel's share of the volumetric wall's drag: its pressure and friction Cd (the
+    run's reference area and dynamic pressure), its centroid [m] and the index of its mesh part
+    in names."""
+
+    pressure_cd: np.ndarray  # [S]
+    friction_cd: np.ndarray  # [S]
+    centroid_m: np.ndarray  # [S, 3]
+    part: np.ndarray  # [S]
+    names: tuple[str, ...]
+
+
+def surfel_drag(sim: Simulation, element_force_mean: np.ndarray, fields: Fields) -> SurfelDrag:
+    """Each surfel's pressure and friction drag from its element's mean exchange [E, 3]
     (lattice units) and the window's mean fields (for the free stream's pressure), as the module
-    docstring says; parts those of the mesh the wall was cut from (sim.volumetric_parts)."""
+    docstring says."""
     wall = sim.volumetric_wall
     assert wall is not None, "a volumetric wall's breakdown"
     p_inf = (free_stream_density(sim, fields) - 1.0) / 3.0
@@ -172,25 +183,41 @@ def element_drag_breakdown(
     rest_x = element_force_mean[:, 0] - along * area[:, 0]
     e, a_s = wall.surfel_element, wall.surfel_area_vector
     share = np.einsum("sa,sa->s", a_s, area[e]) * inv_norm2[e]
-    pressure_x = (along[e] + p_inf) * a_s[:, 0]
-    friction_x = share * rest_x[e]
     to_cd = sim.coefficients(np.array([1.0, 0.0, 0.0]))[0]
     face_part, names = sim.volumetric_parts
-    part = np.asarray(face_part)[wall.surfel_triangle]
-    pressure_part = np.bincount(part, weights=pressure_x, minlength=len(names)) * to_cd
-    friction_part = np.bincount(part, weights=friction_x, minlength=len(names)) * to_cd
+    cell0_m = sim.grid.origin_m - np.asarray(sim.grid.ghost_lo) * sim.grid.dx_m
+    return SurfelDrag(
+        pressure_cd=(along[e] + p_inf) * a_s[:, 0] * to_cd,
+        friction_cd=share * rest_x[e] * to_cd,
+        centroid_m=cell0_m + wall.surfel_centroid * sim.grid.dx_m,
+        part=np.asarray(face_part)[wall.surfel_triangle],
+        names=tuple(names),
+    )
+
+
+def element_drag_breakdown(
+    sim: Simulation, element_force_mean: np.ndarray, fields: Fields
+) -> DragBreakdown:
+    """The breakdown of the volumetric wall's drag from its elements' mean exchange [E, 3]
+    (lattice units) and the window's mean fields (for the free stream's pressure), as the module
+    docstring says; parts those of the mesh the wall was cut from (sim.volumetric_parts)."""
+    wall = sim.volumetric_wall
+    drag = surfel_drag(sim, element_force_mean, fields)
+    n_part = len(drag.names)
+    pressure_part = np.bincount(drag.part, weights=drag.pressure_cd, minlength=n_part)
+    friction_part = np.bincount(drag.part, weights=drag.friction_cd, minlength=n_part)
     parts = {
-        name: (float(pressure_part[j]), float(friction_part[j])) for j, name in enumerate(names)
+        name: (float(pressure_part[j]), float(friction_part[j]))
+        for j, name in enumerate(drag.names)
     }
     column = np.floor(wall.surfel_centroid[:, 0]).astype(np.int64)
     first, last = int(column.min()), int(column.max())
     per_column = np.bincount(
-        column - first, weights=pressure_x + friction_x, minlength=last - first + 1
+        column - first, weights=drag.pressure_cd + drag.friction_cd, minlength=last - first + 1
     )
-    cumulative = np.cumsum(per_column * to_cd)
+    cumulative = np.cumsum(per_column)
     x_edge = sim.grid.centers(0)[first : last + 1] + 0.5 * sim.grid.dx_m
     nose_m = sim.surface_x_min_m
     if not np.isfinite(nose_m):  # no surface attached: the most upstream surfel's centroid
-        cell0_m = sim.grid.origin_m[0] - sim.grid.ghost_lo[0] * sim.grid.dx_m
-        nose_m = cell0_m + wall.surfel_centroid[:, 0].min() * sim.grid.dx_m
+        nose_m = drag.centroid_m[:, 0].min()
     return DragBreakdown(parts, x_edge - nose_m, cumulative, cumulative.copy())

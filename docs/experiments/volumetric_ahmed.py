@@ -3,7 +3,7 @@
 the surface pressure of the elements on the body's centre plane over the nose.
 
     python docs/experiments/volumetric_ahmed.py [--case cases/ahmed_faces.yaml] [--free-slip]
-        [key=value ...]
+        [--surfels PATH.npz] [key=value ...]
 
 Runs the case (default the Ahmed body) on the CPU with `body.bounce_back=volumetric` (or its
 projected form, with the override `body.bounce_back=projected`) and the given overrides, as the
@@ -14,6 +14,10 @@ friction; solver/drag_breakdown.py, element_drag_breakdown), Cd(x) at a few stat
 nose, and each element's mean Cp within half a cell of the centre plane y = body centre and less
 than 0.15 m behind the nose, upper half: its gauge pressure -F . a / |a|^2 (F its mean exchange, a
 its area vector) less the free stream's, over the dynamic pressure. Ends with one JSON line.
+
+--surfels saves each surfel's pressure and friction Cd, centroid [m] and part
+(solver/drag_breakdown.py, surfel_drag) to an .npz, for breakdowns the parts do not give (the
+nose's drag by height, say).
 
 --free-slip switches the law's force off on every element (a patch of the kernel's law table
 for this run only, not a case key): each element hands back the tangential momentum it gathers,
@@ -39,7 +43,7 @@ from shapes.case_geometry import CASE_SCHEMA  # noqa: E402
 from slipstream import run  # noqa: E402
 from slipstream.model import simulation  # noqa: E402
 from solver.config import load_case  # noqa: E402
-from solver.drag_breakdown import element_drag_breakdown  # noqa: E402
+from solver.drag_breakdown import element_drag_breakdown, surfel_drag  # noqa: E402
 from solver.errors import ConfigError, SlipstreamError  # noqa: E402
 from solver.simulation import Simulation  # noqa: E402
 from solver.surface import free_stream_density  # noqa: E402
@@ -83,6 +87,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--case", default=str(ROOT / "cases" / "ahmed_faces.yaml"))
     parser.add_argument("--free-slip", action="store_true")
+    parser.add_argument("--surfels", type=Path, help="save each surfel's drag to this .npz")
     args, overrides = parser.parse_known_args()
     try:
         case = load_case(
@@ -108,6 +113,16 @@ def main() -> int:
         )
         return 2
     breakdown = element_drag_breakdown(sim, force, result.best_fields)
+    if args.surfels is not None:
+        drag = surfel_drag(sim, force, result.best_fields)
+        np.savez_compressed(
+            args.surfels,
+            pressure_cd=drag.pressure_cd,
+            friction_cd=drag.friction_cd,
+            centroid_m=drag.centroid_m,
+            part=drag.part,
+            names=np.array(drag.names),
+        )
     p_inf = (free_stream_density(sim, result.best_fields) - 1.0) / 3.0
     cd_at = {
         f"{x:.2f}": round(float(np.interp(x, breakdown.x_m, breakdown.cd_cumulative)), 4)
