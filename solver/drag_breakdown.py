@@ -159,12 +159,13 @@ def drag_breakdown(sim: Simulation, slot_force_mean: np.ndarray, fields: Fields)
 @dataclass(frozen=True)
 class SurfelDrag:
     """Each surfel's share of the volumetric wall's drag: its pressure and friction Cd (the
-    run's reference area and dynamic pressure), its centroid [m] and the index of its mesh part
-    in names."""
+    run's reference area and dynamic pressure), its centroid [m], its area vector [m^2] (out of
+    the body) and the index of its mesh part in names."""
 
     pressure_cd: np.ndarray  # [S]
     friction_cd: np.ndarray  # [S]
     centroid_m: np.ndarray  # [S, 3]
+    area_m2: np.ndarray  # [S, 3]
     part: np.ndarray  # [S]
     names: tuple[str, ...]
 
@@ -190,6 +191,7 @@ def surfel_drag(sim: Simulation, element_force_mean: np.ndarray, fields: Fields)
         pressure_cd=(along[e] + p_inf) * a_s[:, 0] * to_cd,
         friction_cd=share * rest_x[e] * to_cd,
         centroid_m=cell0_m + wall.surfel_centroid * sim.grid.dx_m,
+        area_m2=a_s * sim.grid.dx_m**2,
         part=np.asarray(face_part)[wall.surfel_triangle],
         names=tuple(names),
     )

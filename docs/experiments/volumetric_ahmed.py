@@ -15,7 +15,7 @@ nose, and each element's mean Cp within half a cell of the centre plane y = body
 than 0.15 m behind the nose, upper half: its gauge pressure -F . a / |a|^2 (F its mean exchange, a
 its area vector) less the free stream's, over the dynamic pressure. Ends with one JSON line.
 
---surfels saves each surfel's pressure and friction Cd, centroid [m] and part
+--surfels saves each surfel's pressure and friction Cd, centroid [m], area vector [m^2] and part
 (solver/drag_breakdown.py, surfel_drag) to an .npz, for breakdowns the parts do not give (the
 nose's drag by height, say).
 
@@ -120,6 +120,8 @@ def main() -> int:
             pressure_cd=drag.pressure_cd,
             friction_cd=drag.friction_cd,
             centroid_m=drag.centroid_m,
+            area_m2=drag.area_m2,
+            reference_area_m2=sim.reference_area_m2,
             part=drag.part,
             names=np.array(drag.names),
         )
