@@ -24,6 +24,12 @@ from solver.lattice import C
 from solver.surfels import Polygons, Surfels, clip_half_space, polygon_moments
 from solver.volumetric_moments import polygon_quadrature
 
+#: |c . n| / |c| under which a link runs along a surfel: rounding of the mesh's coordinates
+#: leaves about 1e-15 there, and the free slip's profile divides by c . n
+#: (solver/volumetric_profile.py). The fluid volume's rounding rule is the same 1e-9
+#: (solver/volumetric_geometry.py).
+GRAZING = 1e-9
+
 
 @dataclass(frozen=True)
 class TurnedPieces:
@@ -70,7 +76,8 @@ def turned_pieces(
     unit = surfels.area_vector / np.maximum(surfels.area, 1e-300)[:, None]
     for q in range(1, len(C)):
         c = C[q].astype(float)
-        index = np.flatnonzero(surfels.area_vector @ c < -1e-15)
+        # a link along the surface (c . n = 0 up to rounding, a wall at 45 degrees) has no prism
+        index = np.flatnonzero(unit @ c < -GRAZING * np.linalg.norm(c))
         if len(index) == 0:
             continue
         s = surfels.take(index)

@@ -241,3 +241,21 @@ def test_pieces_turned_past_a_slivers_fluid_go_back_to_their_sources():
     np.testing.assert_array_equal(new_dst[back], t.source[back, 0])
     np.testing.assert_allclose(p[back], t.first[back], rtol=1e-12)
     np.testing.assert_array_equal(element, [5, 6, 5, 6])
+
+
+def test_links_along_a_wall_at_45_degrees_turn_nothing():
+    """A box turned 45 degrees about x: links (0, 1, -1) and (0, -1, 1) run along two of its
+    faces (c . n = 0), where rounding leaves |c . a| about 1e-15. Such a link has no prism: the
+    free slip's profile would divide by c . n (solver/volumetric_profile.py) and send out 1e16
+    times what came in (the turned channel at 45 degrees diverged in 20 steps). Every scatter
+    entry stays of order one."""
+    turn = (
+        np.array([[1.0, 0.0, 0.0], [0.0, 1.0, -1.0], [0.0, 1.0, 1.0]])
+        / np.array([1.0, np.sqrt(2.0), np.sqrt(2.0)])[:, None]
+    )
+    mesh = box((6.0, 5.37, 4.91), (0.0, 0.0, 0.0))
+    vertices = mesh.vertices_m @ turn.T + np.array([8.3, 8.123456, 7.917])
+    wall = build_projected_wall(vertices[mesh.faces], SHAPE, PERIODIC)
+    assert np.isfinite(wall.profile.scatter).all()
+    assert np.abs(wall.profile.scatter).max() < 100.0
+    assert np.abs(wall.scatter_slope).max() < 100.0
