@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ def bands(path: Path, part: str, edges_m: list[float]) -> dict:
     run = np.load(path)
     names = [str(n) for n in run["names"]]
     if part not in names:
-        raise SystemExit(f"error: {path} has no part {part!r} (parts: {', '.join(names)})")
+        raise ValueError(f"{path} has no part {part!r} (parts: {', '.join(names)})")
     pick = run["part"] == names.index(part)
     height = run["centroid_m"][:, 2] - run["centroid_m"][:, 2].min()
     pressure = run["pressure_cd"]
@@ -73,7 +74,15 @@ def main() -> int:
     parser.add_argument("--edges-m", type=float, nargs="*", default=[0.097, 0.290])
     args = parser.parse_args()
     for path in args.runs:
-        record = bands(path, args.part, sorted(args.edges_m))
+        try:
+            record = bands(path, args.part, sorted(args.edges_m))
+        except (OSError, KeyError, ValueError) as exc:
+            print(
+                f"error: {exc}; give an .npz that docs/experiments/volumetric_ahmed.py --surfels "
+                "wrote",
+                file=sys.stderr,
+            )
+            return 2
         print(
             f"{record['file']}: {args.part} pressure {record['pressure']:+.4f}, friction "
             f"{record['friction']:+.4f}; base pressure {record['base_pressure']:+.4f}"
