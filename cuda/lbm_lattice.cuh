@@ -146,8 +146,9 @@ __constant__ int LBM_LINK_OF[27] = {
 #define LBM_CV(c, v) ((c) > 0 ? (v) : ((c) < 0 ? -(v) : -0.0f))
 
 // Floats per element in vol_law (solver/volumetric_law.py, LAW_FIELDS): normal 3, tangents 6,
-// area 1, slip 2 x 19, stress 2 x 19, the input's weights 8.
-#define LBM_VOL_LAW_FIELDS 94
+// area 1, slip 2 x 19, stress 2 x 19, the input's weights 8, the wall's own velocity 3 (a rolling
+// wheel's; 0 at rest).
+#define LBM_VOL_LAW_FIELDS 97
 
 // Floats per slot in slot_wall (solver/wall_geometry.py, WALL_FIELDS).
 #define LBM_WALL_FIELDS 6

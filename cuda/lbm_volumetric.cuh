@@ -16,8 +16,9 @@
 #include "lbm_wall_model.cuh"
 
 // The law's force on element e's fluid along its tangents, F_k = rho u_tau^2 A (u_t . t_k) / |u_t|,
-// from the velocity u_t along the surface at its input (trilinear over vol_probe's cells, their
-// last post-collision populations) and Spalding's law at the input's distance (lbm_wall_model.cuh).
+// from the velocity u_t along the surface at its input relative to the wall's own (trilinear over
+// vol_probe's cells, their last post-collision populations, less the element's wall velocity, a
+// rolling wheel's, tangential) and Spalding's law at the input's distance (lbm_wall_model.cuh).
 template <int kCollision>
 __device__ __forceinline__ void lbm_volumetric_law_force(const lbm_pop* __restrict__ f, const LbmParams& p,
                                                          const int e, const float* law, float* force_t) {
@@ -33,6 +34,8 @@ __device__ __forceinline__ void lbm_volumetric_law_force(const lbm_pop* __restri
         LBM_UNROLL
         for (int k = 0; k < 3; ++k) u[k] += weight * u_c[k];
     }
+    LBM_UNROLL
+    for (int k = 0; k < 3; ++k) u[k] -= law[94 + k];
     const float u_n = u[0] * law[0] + u[1] * law[1] + u[2] * law[2];
     float u_t[3];
     LBM_UNROLL
@@ -97,12 +100,27 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
     LBM_UNROLL
     for (int q = 1; q < 19; ++q) send[q] = gather[LBM_OPP(q)];
     if (p.vol_law_on) {
-        float momentum_t[2] = {0.0f, 0.0f}, force_t[2];
+        // The tangential momentum gathered, less what a fluid at rest at the gathered density
+        // would bring (mass / rest of it): zero where the incoming prisms are whole, and where the
+        // domain's walls cut them (a wheel on the road) a fluid at rest stays at rest.
+        float momentum_t[2] = {0.0f, 0.0f}, rest_t[2] = {0.0f, 0.0f}, mass = 0.0f, rest = 0.0f, force_t[2];
 #define LBM_VOL_TANGENTIAL(q, cx, cy, cz, w)                                                     \
-    momentum_t[0] += gather[q] * (LBM_CV(cx, law[3]) + LBM_CV(cy, law[4]) + LBM_CV(cz, law[5])); \
-    momentum_t[1] += gather[q] * (LBM_CV(cx, law[6]) + LBM_CV(cy, law[7]) + LBM_CV(cz, law[8]));
+    if (q > 0) {                                                                                 \
+        const float ct0 = LBM_CV(cx, law[3]) + LBM_CV(cy, law[4]) + LBM_CV(cz, law[5]);          \
+        const float ct1 = LBM_CV(cx, law[6]) + LBM_CV(cy, law[7]) + LBM_CV(cz, law[8]);          \
+        const float at_rest = (w) * swept[LBM_OPP(q)];                                           \
+        momentum_t[0] += gather[q] * ct0;                                                        \
+        momentum_t[1] += gather[q] * ct1;                                                        \
+        rest_t[0] += at_rest * ct0;                                                              \
+        rest_t[1] += at_rest * ct1;                                                              \
+        mass += gather[q];                                                                       \
+        rest += at_rest;                                                                         \
+    }
         D3Q19_LINKS(LBM_VOL_TANGENTIAL)
 #undef LBM_VOL_TANGENTIAL
+        const float density = rest > 0.0f ? mass / rest : 0.0f;
+        momentum_t[0] -= density * rest_t[0];
+        momentum_t[1] -= density * rest_t[1];
         lbm_volumetric_law_force<kCollision>(f, p, e, law, force_t);
         for (int q = 1; q < 19; ++q)
             send[q] += law[10 + q] * momentum_t[0] + law[29 + q] * momentum_t[1] -

@@ -33,6 +33,8 @@ from shapes.errors import MeshError
 from shapes.loft import loft
 from shapes.mesh import TriangleMesh
 from shapes.parameters import Parameter
+from shapes.wheels import WHEELS_PART, union, wheel_centres_m, wheel_meshes
+from solver.rolling import RollingWheels
 
 #: The named parts of the car's surface for the drag breakdown (face_parts).
 PART_NAMES = (
@@ -217,10 +219,15 @@ def section(
 
 
 def car_mesh(
-    c: CarParameters, stations: int = 120, n_arc: int = 8, n_side: int = 6
+    c: CarParameters,
+    stations: int = 120,
+    n_arc: int = 8,
+    n_side: int = 6,
+    wheels: bool = False,
 ) -> TriangleMesh:
     """The closed body mesh: `stations` sections along x (denser at the nose and tail), each with
-    4 (n_arc + n_side) points. The default resolution gives 13,440 triangles."""
+    4 (n_arc + n_side) points. The default resolution gives 13,440 triangles. With `wheels`, the
+    four wheels of shapes/wheels.py joined to it, their faces the part "wheels", rolling."""
     c.validate()
     L = c.length_m
     s = np.linspace(0.0, 1.0, stations)
@@ -235,7 +242,13 @@ def car_mesh(
         r_high = r_low + w * max(r_cabin - r_low, 0.0)
         rings.append(section(b, lo, hi, r_low, r_high, n_arc, n_side))
     body = loft(x, np.stack(rings))
-    return TriangleMesh(body.vertices_m, body.faces, face_parts(c, body), PART_NAMES)
+    if not wheels:
+        return TriangleMesh(body.vertices_m, body.faces, face_parts(c, body), PART_NAMES)
+    centres = wheel_centres_m(c.length_m, lambda x_m: profile(c, x_m)[2])
+    joined, on_wheel = union(body, wheel_meshes(centres))
+    part = np.where(on_wheel, len(PART_NAMES), face_parts(c, joined)).astype(np.int32)
+    rolling = RollingWheels(WHEELS_PART, centres)
+    return TriangleMesh(joined.vertices_m, joined.faces, part, (*PART_NAMES, WHEELS_PART), rolling)
 
 
 def face_parts(c: CarParameters, body: TriangleMesh) -> np.ndarray:

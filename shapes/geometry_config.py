@@ -26,7 +26,10 @@ FAMILIES: dict[str, tuple[Parameter, ...]] = {"car": car.PARAMETERS, "ahmed": ah
 
 #: The parametric car's keys (geometry.car.*), one per design parameter, defaulting to the
 #: baseline; units and bounds in shapes/car.py's PARAMETERS and docs/geometry.md.
-CarConfig = make_dataclass("CarConfig", [(p.name, float, p.baseline) for p in PARAMETERS])
+#: `wheels` adds the four wheels of shapes/wheels.py (not a design parameter).
+CarConfig = make_dataclass(
+    "CarConfig", [(p.name, float, p.baseline) for p in PARAMETERS] + [("wheels", bool, False)]
+)
 
 
 @dataclass
@@ -108,7 +111,9 @@ def build_geometry(geometry: GeometryConfig) -> TriangleMesh | None:
                     n=pp.facets,
                 )
             else:
-                mesh = car_mesh(CarParameters(**asdict(geometry.car)))
+                design = asdict(geometry.car)
+                wheels = design.pop("wheels")
+                mesh = car_mesh(CarParameters(**design), wheels=wheels)
         except MeshError as exc:
             raise MeshError(f"{section}: {exc}") from exc
         name = section

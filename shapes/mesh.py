@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from shapes.errors import MeshError
+
+if TYPE_CHECKING:
+    from solver.rolling import RollingWheels
 
 #: File suffixes meshio reads as surfaces, and those this module writes.
 READ_SUFFIXES = (".stl", ".obj", ".ply", ".vtp", ".vtu", ".off")
@@ -35,12 +39,14 @@ class TriangleMesh:
     """A triangle surface: vertices [n, 3] in metres, faces [m, 3] of vertex indices,
     counter-clockwise seen from outside (normals point out of the body). A shape generator may
     label its faces with named parts (face_part [m]: an index into part_names); a mesh without
-    labels is one part, ``body``."""
+    labels is one part, ``body``. rolling: which part's faces are wheels that roll on the road,
+    and where their centres are (the car's, shapes/wheels.py; None: the surface is at rest)."""
 
     vertices_m: np.ndarray
     faces: np.ndarray
     face_part: np.ndarray | None = None
     part_names: tuple[str, ...] = ()
+    rolling: RollingWheels | None = None
 
     def parts(self) -> tuple[np.ndarray, tuple[str, ...]]:
         """Each face's part index [m] and the parts' names (one part, body, without labels)."""
@@ -74,7 +80,10 @@ class TriangleMesh:
 
     def transformed(self, offset_m: np.ndarray) -> TriangleMesh:
         """The mesh moved by offset_m [m]."""
-        return TriangleMesh(self.vertices_m + offset_m, self.faces, self.face_part, self.part_names)
+        rolling = None if self.rolling is None else self.rolling.shifted(offset_m)
+        return TriangleMesh(
+            self.vertices_m + offset_m, self.faces, self.face_part, self.part_names, rolling
+        )
 
     def _cross(self) -> np.ndarray:
         a, b, c = (self.vertices_m[self.faces[:, i]] for i in range(3))

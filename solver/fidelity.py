@@ -81,11 +81,17 @@ class Fidelity:
 
 
 def _face_gaps(
-    body: np.ndarray, axis: int, side: str, slot: np.ndarray, link_q: np.ndarray | None
+    body: np.ndarray,
+    axis: int,
+    side: str,
+    slot: np.ndarray,
+    link_q: np.ndarray | None,
+    standing: np.ndarray | None = None,
 ) -> tuple[float | None, bool]:
     """Narrowest gap in cells between the wall on face (axis, side) and the body, and whether
     the body touches that wall somewhere. Arrays [z, y, x]; the wall layer is the first (min) or
-    last (max) layer along the axis."""
+    last (max) layer along the axis. standing: bool columns (the face's plane) where a part
+    stands on the wall (a wheel round its contact patch): the wedge beside it is no gap."""
     array_axis = 2 - axis
     column = np.moveaxis(body, array_axis, 0)
     slots = np.moveaxis(slot, array_axis, 0)
@@ -98,6 +104,8 @@ def _face_gaps(
     fluid_between = first_body - 1  # the wall layer is index 0
     contact = has_body & (fluid_between <= 0)
     gap_columns = has_body & (fluid_between > 0)
+    if standing is not None:
+        gap_columns &= ~standing
     if not gap_columns.any():
         return None, bool(contact.any())
     fluid = fluid_between[gap_columns]
@@ -151,9 +159,12 @@ def assess(
     link_q: np.ndarray | None,
     frontal_area_m2: float | None,
     length_m: float,
+    standing_on_floor: np.ndarray | None = None,
 ) -> Fidelity:
     """The fidelity figures of a case on its grid. slot: the body's neighbour index; link_q: the
-    wall fractions of interpolated bounce-back (None for halfway)."""
+    wall fractions of interpolated bounce-back (None for halfway); standing_on_floor: bool
+    [y, x], the columns over z_min round the wheels' contact patches (solver/rolling.py), which
+    are contact, not gap."""
     body = (flags & lattice.BODY) != 0
     if not body.any():
         return Fidelity(None, None, None, (), None, None, None)
@@ -165,7 +176,8 @@ def assess(
             face = f"{name}_{side}"
             if not isinstance(conditions.faces[face], WALLS):
                 continue
-            gap, touches = _face_gaps(body, axis, side, slot, link_q)
+            standing = standing_on_floor if face == "z_min" else None
+            gap, touches = _face_gaps(body, axis, side, slot, link_q, standing)
             if touches:
                 contact.append(face)
             if gap is not None and (best[0] is None or gap < best[0]):

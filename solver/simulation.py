@@ -50,6 +50,7 @@ from solver.kernel_params import (
 )
 from solver.law_of_the_wall import spalding_table
 from solver.memory import check_memory
+from solver.rolling import contact_cells, element_wall_velocity, rolls_on_road
 from solver.streaming import (
     check_in_place_grid,
     freeslip_copies,
@@ -121,7 +122,11 @@ class Simulation:
             case.resolution.streaming,
             case.resolution.subgrid,
         )
+        rolling = getattr(mesh, "rolling", None)  # a generator's car with wheels has them
+        if rolling is not None and case.body.bounce_back not in VOLUMETRIC:
+            rolls_on_road(case)  # refuses where the road moves
         self.volumetric_wall: VolumetricWall | None = None
+        self.element_velocity: np.ndarray | None = None  # [E, 3] lattice units: rolling wheels
         self.projected_wall: ProjectedWall | None = None  # the volumetric wall's projected form
         if self.body is not None and case.body.bounce_back in VOLUMETRIC:
             assert mesh is not None, "config validation guarantees a mesh body"
@@ -147,6 +152,11 @@ class Simulation:
                 )
             # each mesh face's part index and the parts' names, for the drag by part
             self.volumetric_parts: tuple[np.ndarray, tuple[str, ...]] = mesh.parts()
+            if rolling is not None and rolls_on_road(case):
+                parts = self.volumetric_parts
+                self.element_velocity = element_wall_velocity(
+                    self.volumetric_wall, rolling, *parts, case, self.grid, self.units
+                )
         body_cells = (
             self.volumetric_wall.volume == 0
             if self.volumetric_wall is not None
@@ -164,9 +174,14 @@ class Simulation:
                 f"{self.units.dx_m:.4g} m: raise resolution.cells_per_length or check "
                 "body.center_m against the domain"
             )
+        # the floor's columns round the wheels' contact patches: contact, not gap
+        standing = None if rolling is None else contact_cells(rolling, self.grid)
         if self.body is not None:
             check_through_flow(case, self.grid, self.flags_host)
-            check_body_clear_of_moving_walls(case, self.grid, self.flags_host)
+            rolls = self.element_velocity is not None
+            check_body_clear_of_moving_walls(
+                case, self.grid, self.flags_host, standing if rolls else None
+            )
         lo = np.asarray(case.domain.origin_m, float)
         hi = lo + np.asarray(case.domain.size_m, float)
         if case.body.reference_area_m2 is not None:
@@ -210,6 +225,7 @@ class Simulation:
             link_q if interpolated else None,
             frontal,
             u.length_m,
+            standing,
         )
         check_fidelity(case, self.fidelity)
         self.collision = lattice.COLLISIONS[collision_operator(case.resolution)]
@@ -375,7 +391,9 @@ class Simulation:
         }
         if wall_model(case) == "loglaw":
             sample = case.walls.sample_cells - 0.5
-            law = volumetric_law(self.volumetric_wall, sample, periodic_axes(case))
+            law = volumetric_law(
+                self.volumetric_wall, sample, periodic_axes(case), self.element_velocity
+            )
             values.update(law_values(law, sample))
         return values
 
@@ -641,10 +659,14 @@ class Simulation:
         )
 
 
-def check_body_clear_of_moving_walls(case: CaseConfig, grid: Grid, flags: np.ndarray) -> None:
+def check_body_clear_of_moving_walls(
+    case: CaseConfig, grid: Grid, flags: np.ndarray, rolling_contact: np.ndarray | None = None
+) -> None:
     """Refuse a body whose cells touch a moving wall (the rolling road): where no fluid cell lies
     between them, the wall would slide along the body itself. This happens when the gap under the
-    body is less than half a cell; ConfigError names the gap and the fix."""
+    body is less than half a cell; ConfigError names the gap and the fix. rolling_contact: bool
+    [y, x] of the road z_min's first layer where rolling wheels stand (solver/rolling.py), which
+    move with the road and may touch it."""
     faces = vars(case.domain.boundaries)
     for axis, name in enumerate(AXES):
         for side, ghosts in (("min", grid.ghost_lo[axis]), ("max", grid.ghost_hi[axis])):
@@ -652,8 +674,10 @@ def check_body_clear_of_moving_walls(case: CaseConfig, grid: Grid, flags: np.nda
                 continue
             n = (grid.nx, grid.ny, grid.nz)[axis]
             index = ghosts if side == "min" else n - 1 - ghosts
-            plane = np.take(flags, index, axis=2 - axis)
-            if np.any(plane & lattice.BODY):
+            touching = (np.take(flags, index, axis=2 - axis) & lattice.BODY) > 0
+            if rolling_contact is not None and (axis, side) == (2, "min"):
+                touching &= ~rolling_contact
+            if np.any(touching):
                 raise ConfigError(
                     f"the body touches the moving wall {name}_{side} at dx = {grid.dx_m:.4g} m "
                     "(the gap "

@@ -12,7 +12,9 @@ the three-dimensional model's (`docs/experiments/volumetric_wall_3d.py`):
 
 The input: the point `sample` cells out along the normal from the element's centroid, trilinear
 over the centres of the fluid cells round it (those without fluid left out, the weights
-renormalized; none: the element's own cell). Lengths in cells.
+renormalized; none: the element's own cell), less the element's own velocity (a rolling
+wheel's, solver/rolling.py; the free slip is the same in the wall's frame, so only the law's
+input sees it). Lengths in cells, velocities in lattice units.
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from solver.lattice import C, W
 from solver.volumetric_wall import VolumetricWall
 
 #: Floats per element in the kernels' vol_law (cuda/lbm_lattice.cuh, LBM_VOL_LAW_FIELDS).
-LAW_FIELDS = 94
+LAW_FIELDS = 97
 
 
 @dataclass(frozen=True)
 class VolumetricLaw:
     """Per element: normal [E, 3] (unit, out of the body), tangent [E, 2, 3], area [E] [cells^2],
-    slip and stress [E, 2, Q], probe_cell [E, 8] (flat) and probe_weight [E, 8]."""
+    slip and stress [E, 2, Q], probe_cell [E, 8] (flat), probe_weight [E, 8] and wall_velocity
+    [E, 3] (lattice units, along the surface; zero at rest)."""
 
     normal: np.ndarray
     tangent: np.ndarray
@@ -40,6 +43,7 @@ class VolumetricLaw:
     stress: np.ndarray
     probe_cell: np.ndarray
     probe_weight: np.ndarray
+    wall_velocity: np.ndarray
 
 
 def element_tangents(normal: np.ndarray) -> np.ndarray:
@@ -75,8 +79,14 @@ def _probe(
     return cell, weight
 
 
-def volumetric_law(wall: VolumetricWall, sample: float, periodic: np.ndarray) -> VolumetricLaw:
-    """The law's tables of wall's elements, reading the flow `sample` cells out."""
+def volumetric_law(
+    wall: VolumetricWall,
+    sample: float,
+    periodic: np.ndarray,
+    wall_velocity: np.ndarray | None = None,
+) -> VolumetricLaw:
+    """The law's tables of wall's elements, reading the flow `sample` cells out; wall_velocity
+    [E, 3] the elements' own (lattice units; None: at rest), its normal part dropped."""
     area = np.linalg.norm(wall.area_vector, axis=1)
     normal = wall.area_vector / np.maximum(area, 1e-300)[:, None]
     tangent = element_tangents(normal)
@@ -91,7 +101,9 @@ def volumetric_law(wall: VolumetricWall, sample: float, periodic: np.ndarray) ->
     stress = np.einsum("eak,eaq->ekq", gram_inv[:, :, 1:3], basis) * weight[:, None, :]
     point = wall.centroid + sample * normal
     probe_cell, probe_weight = _probe(wall, point, np.asarray(periodic, bool))
-    return VolumetricLaw(normal, tangent, area, slip, stress, probe_cell, probe_weight)
+    moving = np.zeros_like(normal) if wall_velocity is None else np.asarray(wall_velocity, float)
+    moving = moving - np.einsum("ei,ei->e", moving, normal)[:, None] * normal
+    return VolumetricLaw(normal, tangent, area, slip, stress, probe_cell, probe_weight, moving)
 
 
 def law_values(law: VolumetricLaw, sample: float) -> dict[str, np.ndarray | float | int]:
@@ -104,6 +116,7 @@ def law_values(law: VolumetricLaw, sample: float) -> dict[str, np.ndarray | floa
             law.slip.reshape(-1, 38),
             law.stress.reshape(-1, 38),
             law.probe_weight,
+            law.wall_velocity,
         ],
         axis=1,
     )

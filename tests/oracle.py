@@ -334,7 +334,14 @@ def _projected_slip(out, taken, wall, slip, gathered) -> tuple[np.ndarray, np.nd
     n_el = len(wall.gather_start) - 1
     element = np.repeat(np.arange(n_el), np.diff(wall.gather_start))
     ct = np.einsum("qd,ekd->ekq", C.astype(float), slip.tangent)  # [E, 2, q]
-    extra = np.einsum("ekq,ek->eq", slip.slip, np.einsum("ekq,eq->ek", ct, gathered))
+    # the tangential momentum less a fluid at rest's at the gathered density (gathered is shifted
+    # by w_q: the rest's at density 1 is w_q A_in[q], A_in[q] = A_out[opp(q)])
+    at_rest = W[None, 1:] * wall.wall.swept_out[:, OPP[1:]]
+    excess_density = gathered[:, 1:].sum(axis=1) / at_rest.sum(axis=1)
+    momentum = np.einsum("ekq,eq->ek", ct, gathered) - excess_density[:, None] * np.einsum(
+        "ekq,eq->ek", ct[:, :, 1:], at_rest
+    )
+    extra = np.einsum("ekq,ek->eq", slip.slip, momentum)
     table = wall.profile.gather
     in_g = table[:, :3] * taken[:, :1] + np.einsum(
         "pja,pa->pj", table[:, 3:].reshape(-1, 3, 3), taken[:, 1:]

@@ -207,3 +207,54 @@ def test_car_parts_cover_the_body_and_name_where_they_lie():
     roof = mesh.vertices_m[mesh.faces[part == names.index("roof")]]
     belt = c.ground_clearance_m + BELT_FRAC * (c.height_m - c.ground_clearance_m)
     assert roof[..., 2].min() > belt and roof[..., 2].max() >= c.height_m
+
+
+@pytest.mark.parametrize("index", [-1, -2, -3, -4])
+def test_car_with_wheels_is_one_clean_surface(index):
+    """The body joined to its four wheels (shapes/wheels.py) at the baseline and at the box's
+    extreme and stressed corners: closed, oriented, outward; its volume the body's plus what
+    of the wheels lies outside it (more than the segments under the underbody, less than four
+    whole wheels); every wheel face on a wheel's tread or sidewall, each wheel showing; the
+    wheels reach CONTACT_SINK_M below the road."""
+    from shapes.car import car_mesh
+    from shapes.wheels import (
+        AXLE_FRACS,
+        CONTACT_SINK_M,
+        SIDEWALL_INSET_M,
+        WHEEL_RADIUS_M,
+        WHEEL_WIDTH_M,
+        WHEELS_PART,
+    )
+
+    params = _car_samples()[index]
+    body = car_mesh(params)
+    mesh = car_mesh(params, wheels=True)
+    check_mesh(mesh)
+    r, w = WHEEL_RADIUS_M, WHEEL_WIDTH_M
+    z_axle = r - CONTACT_SINK_M
+    # the circular segment of each wheel under the underbody plane z = ground clearance
+    depth = params.ground_clearance_m + CONTACT_SINK_M
+    half_angle = np.arccos((r - depth) / r)
+    segment = r**2 * (half_angle - np.sin(half_angle) * np.cos(half_angle))
+    added = mesh.volume_m3() - body.volume_m3()
+    assert 4 * segment * w * 0.9 < added < 4 * np.pi * r**2 * w
+    assert mesh.bounds_m()[0][2] == pytest.approx(-CONTACT_SINK_M)
+    part, names = mesh.parts()
+    assert names[-1] == WHEELS_PART
+    corners = mesh.vertices_m[mesh.faces[part == names.index(WHEELS_PART)]]
+    centre = corners.mean(axis=1)
+    axle_x = np.array(AXLE_FRACS) * params.length_m
+    nearest = axle_x[np.argmin(np.abs(centre[:, :1] - axle_x), axis=1)]
+    radial = np.hypot(corners[..., 0] - nearest[:, None], corners[..., 2] - z_axle)
+    y_outer = 0.5 * params.width_m - SIDEWALL_INSET_M
+    on_tread = np.all(radial < r * (1 + 1e-9), axis=1) & np.all(
+        radial > r * np.cos(np.pi / 64) - 1e-9, axis=1
+    )
+    on_side = np.all(
+        np.isclose(np.abs(corners[..., 1]), y_outer)
+        | np.isclose(np.abs(corners[..., 1]), y_outer - w),
+        axis=1,
+    )
+    assert np.all(on_tread | on_side)
+    shown = {(int(x > 0.5 * params.length_m), int(y > 0)) for x, y in centre[:, :2]}
+    assert shown == {(0, 0), (0, 1), (1, 0), (1, 1)}
