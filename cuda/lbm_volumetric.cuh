@@ -99,10 +99,14 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
     if (profile) lbm_profile_store(p, e, moment_g);
     LBM_UNROLL
     for (int q = 1; q < 19; ++q) send[q] = gather[LBM_OPP(q)];
+    float rest_force[3] = {0.0f, 0.0f, 0.0f};  // what a fluid at rest pushes along the surface
     if (p.vol_law_on) {
         // The tangential momentum gathered, less what a fluid at rest at the gathered density
         // would bring (mass / rest of it): zero where the incoming prisms are whole, and where the
-        // domain's walls cut them (a wheel on the road) a fluid at rest stays at rest.
+        // domain's walls cut them (a wheel on the road) a fluid at rest stays at rest. There a
+        // fluid at rest also exchanges 2 density rest_t along the surface, which the domain's
+        // wall takes back, not the body: the reported force leaves it out beyond the gauge's
+        // (density 1), so that the friction is the law's stress.
         float momentum_t[2] = {0.0f, 0.0f}, rest_t[2] = {0.0f, 0.0f}, mass = 0.0f, rest = 0.0f, force_t[2];
 #define LBM_VOL_TANGENTIAL(q, cx, cy, cz, w)                                                     \
     if (q > 0) {                                                                                 \
@@ -121,6 +125,9 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
         const float density = rest > 0.0f ? mass / rest : 0.0f;
         momentum_t[0] -= density * rest_t[0];
         momentum_t[1] -= density * rest_t[1];
+        LBM_UNROLL
+        for (int i = 0; i < 3; ++i)
+            rest_force[i] = 2.0f * (density - 1.0f) * (rest_t[0] * law[3 + i] + rest_t[1] * law[6 + i]);
         lbm_volumetric_law_force<kCollision>(f, p, e, law, force_t);
         for (int q = 1; q < 19; ++q)
             send[q] += law[10 + q] * momentum_t[0] + law[29 + q] * momentum_t[1] -
@@ -140,7 +147,7 @@ __device__ __forceinline__ void lbm_volumetric_gather(const lbm_pop* __restrict_
     D3Q19_LINKS(LBM_VOL_SEND)
 #undef LBM_VOL_SEND
     LBM_UNROLL
-    for (int i = 0; i < 3; ++i) p.vol_force[3 * e + i] = force[i];
+    for (int i = 0; i < 3; ++i) p.vol_force[3 * e + i] = force[i] - rest_force[i];
 }
 
 // The pull of volumetric slot s (cell n at x, y, z) in the layout kLayout, into f. A link from

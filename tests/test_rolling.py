@@ -15,7 +15,7 @@ from shapes.wheels import CONTACT_SINK_M, WHEEL_RADIUS_M, WHEELS_PART
 from solver.backends.cpu import CpuBackend
 from solver.config import load_case
 from solver.errors import ConfigError
-from solver.simulation import Simulation, initial_moments
+from solver.simulation import FORCE_FRICTION, Simulation, initial_moments
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The car with wheels at 32 cells per length (dx 0.14 m, a wheel 2.2 cells in radius).
@@ -104,3 +104,20 @@ def test_a_fluid_at_rest_stays_at_rest_round_wheels_cut_by_the_floor():
     slots = sim.volumetric_wall.slot_cell  # every cell the wall's tables touch
     assert np.abs(fields.rho.ravel()[slots] - 1.0).max() < 1e-6
     assert np.abs(fields.velocity.reshape(3, -1)[:, slots]).max() < 1e-6
+
+
+def test_a_fluid_at_rest_pushes_the_wheels_along_nothing():
+    """A fluid at rest at density 1.01 (a pressure above the gauge's) round the wheels cut by
+    the floor: the elements' exchange along their surfaces, the friction, is zero to float32
+    rounding. The cut prisms exchange 2 (rho - 1) sum_q (c_q . t) w_q A_in[q] along the surface
+    at rest, momentum the floor takes back; reported, it gave the wheels a friction Cd of 0.05 at
+    48 cells per length, most of it in the cells by the contact patches."""
+    case = car_case("domain.boundaries.z_min=noslip", "walls.model=loglaw")
+    sim = Simulation(case, CpuBackend(), case_mesh(case))
+    moments = initial_moments(case, sim.grid, sim.units)
+    moments[0] = 1.01
+    moments[1:] = 0.0
+    sim.start_from(moments)
+    force = sim.advance(1)[0]
+    cd = sim.coefficients(force[FORCE_FRICTION])[0]
+    assert abs(cd) < 1e-5
