@@ -81,17 +81,11 @@ class Fidelity:
 
 
 def _face_gaps(
-    body: np.ndarray,
-    axis: int,
-    side: str,
-    slot: np.ndarray,
-    link_q: np.ndarray | None,
-    standing: np.ndarray | None = None,
+    body: np.ndarray, axis: int, side: str, slot: np.ndarray, link_q, standing=None
 ) -> tuple[float | None, bool]:
     """Narrowest gap in cells between the wall on face (axis, side) and the body, and whether
     the body touches that wall somewhere. Arrays [z, y, x]; the wall layer is the first (min) or
-    last (max) layer along the axis. standing: bool columns (the face's plane) where a part
-    stands on the wall (a wheel round its contact patch): the wedge beside it is no gap."""
+    last (max) layer along the axis; standing: bool columns of it round a wheel's contact."""
     array_axis = 2 - axis
     column = np.moveaxis(body, array_axis, 0)
     slots = np.moveaxis(slot, array_axis, 0)
@@ -163,8 +157,7 @@ def assess(
 ) -> Fidelity:
     """The fidelity figures of a case on its grid. slot: the body's neighbour index; link_q: the
     wall fractions of interpolated bounce-back (None for halfway); standing_on_floor: bool
-    [y, x], the columns over z_min round the wheels' contact patches (solver/rolling.py), which
-    are contact, not gap."""
+    [y, x], z_min's columns round the wheels' contact patches (solver/rolling.py): contact."""
     body = (flags & lattice.BODY) != 0
     if not body.any():
         return Fidelity(None, None, None, (), None, None, None)

@@ -216,14 +216,13 @@ def test_car_with_wheels_is_one_clean_surface(index):
     of the wheels lies outside it (more than the segments under the underbody, less than four
     whole wheels); every wheel face on a wheel's tread or sidewall, each wheel showing; the
     wheels reach CONTACT_SINK_M below the road."""
-    from shapes.car import car_mesh
+    from shapes.car import car_mesh, profile
     from shapes.wheels import (
-        AXLE_FRACS,
         CONTACT_SINK_M,
-        SIDEWALL_INSET_M,
         WHEEL_RADIUS_M,
         WHEEL_WIDTH_M,
         WHEELS_PART,
+        wheel_centres_m,
     )
 
     params = _car_samples()[index]
@@ -231,7 +230,6 @@ def test_car_with_wheels_is_one_clean_surface(index):
     mesh = car_mesh(params, wheels=True)
     check_mesh(mesh)
     r, w = WHEEL_RADIUS_M, WHEEL_WIDTH_M
-    z_axle = r - CONTACT_SINK_M
     # the circular segment of each wheel under the underbody plane z = ground clearance
     depth = params.ground_clearance_m + CONTACT_SINK_M
     half_angle = np.arccos((r - depth) / r)
@@ -241,20 +239,16 @@ def test_car_with_wheels_is_one_clean_surface(index):
     assert mesh.bounds_m()[0][2] == pytest.approx(-CONTACT_SINK_M)
     part, names = mesh.parts()
     assert names[-1] == WHEELS_PART
+    centres = wheel_centres_m(params.length_m, lambda x: profile(params, x)[2])
+    assert np.all(np.abs(centres[:, 1]) + 0.5 * w < 0.5 * params.width_m)
     corners = mesh.vertices_m[mesh.faces[part == names.index(WHEELS_PART)]]
     centre = corners.mean(axis=1)
-    axle_x = np.array(AXLE_FRACS) * params.length_m
-    nearest = axle_x[np.argmin(np.abs(centre[:, :1] - axle_x), axis=1)]
-    radial = np.hypot(corners[..., 0] - nearest[:, None], corners[..., 2] - z_axle)
-    y_outer = 0.5 * params.width_m - SIDEWALL_INSET_M
+    wheel = centres[np.argmin(np.linalg.norm(centre[:, None] - centres[None], axis=2), axis=1)]
+    radial = np.hypot(corners[..., 0] - wheel[:, None, 0], corners[..., 2] - wheel[:, None, 2])
     on_tread = np.all(radial < r * (1 + 1e-9), axis=1) & np.all(
         radial > r * np.cos(np.pi / 64) - 1e-9, axis=1
     )
-    on_side = np.all(
-        np.isclose(np.abs(corners[..., 1]), y_outer)
-        | np.isclose(np.abs(corners[..., 1]), y_outer - w),
-        axis=1,
-    )
+    on_side = np.all(np.isclose(np.abs(corners[..., 1] - wheel[:, None, 1]), 0.5 * w), axis=1)
     assert np.all(on_tread | on_side)
     shown = {(int(x > 0.5 * params.length_m), int(y > 0)) for x, y in centre[:, :2]}
     assert shown == {(0, 0), (0, 1), (1, 0), (1, 1)}
