@@ -81,11 +81,15 @@ class Fidelity:
 
 
 def _face_gaps(
-    body: np.ndarray, axis: int, side: str, slot: np.ndarray, link_q, standing=None
+    body: np.ndarray,
+    axis: int,
+    side: str,
+    slot: np.ndarray,
+    link_q: np.ndarray | None,
+    standing: np.ndarray | None = None,
 ) -> tuple[float | None, bool]:
-    """Narrowest gap in cells between the wall on face (axis, side) and the body, and whether
-    the body touches that wall somewhere. Arrays [z, y, x]; the wall layer is the first (min) or
-    last (max) layer along the axis; standing: bool columns of it round a wheel's contact."""
+    """Narrowest gap in cells between the wall on face (axis, side) and the body, and whether the
+    body touches it. Arrays [z, y, x], the wall the first (min) or last (max) layer on the axis."""
     array_axis = 2 - axis
     column = np.moveaxis(body, array_axis, 0)
     slots = np.moveaxis(slot, array_axis, 0)
@@ -97,9 +101,8 @@ def _face_gaps(
     first_body = np.argmax(column, axis=0)  # index of the first body cell from the wall
     fluid_between = first_body - 1  # the wall layer is index 0
     contact = has_body & (fluid_between <= 0)
-    gap_columns = has_body & (fluid_between > 0)
-    if standing is not None:
-        gap_columns &= ~standing
+    # standing: the columns round a wheel's contact patch, whose wedge is contact, not gap
+    gap_columns = has_body & (fluid_between > 0) & (True if standing is None else ~standing)
     if not gap_columns.any():
         return None, bool(contact.any())
     fluid = fluid_between[gap_columns]

@@ -123,8 +123,7 @@ class Simulation:
             case.resolution.subgrid,
         )
         rolling = getattr(mesh, "rolling", None)  # a generator's car with wheels has them
-        if rolling is not None and case.body.bounce_back not in VOLUMETRIC:
-            rolls_on_road(case)  # refuses where the road moves
+        rolls = rolling is not None and rolls_on_road(case)  # refuses wheels that cannot roll
         self.volumetric_wall: VolumetricWall | None = None
         self.element_velocity: np.ndarray | None = None  # [E, 3] lattice units: rolling wheels
         self.projected_wall: ProjectedWall | None = None  # the volumetric wall's projected form
@@ -152,7 +151,7 @@ class Simulation:
                 )
             # each mesh face's part index and the parts' names, for the drag by part
             self.volumetric_parts: tuple[np.ndarray, tuple[str, ...]] = mesh.parts()
-            if rolling is not None and rolls_on_road(case):
+            if rolls:
                 parts = self.volumetric_parts
                 self.element_velocity = element_wall_velocity(
                     self.volumetric_wall, rolling, *parts, case, self.grid, self.units
@@ -178,7 +177,6 @@ class Simulation:
         standing = None if rolling is None else contact_cells(rolling, self.grid)
         if self.body is not None:
             check_through_flow(case, self.grid, self.flags_host)
-            rolls = self.element_velocity is not None
             check_body_clear_of_moving_walls(
                 case, self.grid, self.flags_host, standing if rolls else None
             )
