@@ -135,14 +135,16 @@ class Simulation:
                 )
                 self.volumetric_wall = self.projected_wall.wall
                 overlap = self.projected_wall.overlap
-                if overlap.links:
+                if overlap.links or overlap.balanced_volume:
                     log.info(
                         "projected wall: the surface's prisms overlap (a concave surface) in %d "
                         "(cell, link) pairs; their pieces share the cell's fluid, %.3g cells^3 "
-                        "less, and a fluid at rest changes by up to %.2g%% a step (docs/solver.md, "
-                        "'The projected volumetric wall')",
+                        "less, their landings balanced by moving %.3g cells^3, and a fluid at rest "
+                        "changes by up to %.2g%% a step (docs/solver.md, 'The projected volumetric "
+                        "wall')",
                         overlap.links,
                         overlap.dropped_volume,
+                        overlap.balanced_volume,
                         100 * overlap.rest_error,
                     )
             else:

@@ -57,21 +57,35 @@ from solver.volumetric_wall import (
 )
 
 #: The largest change of a fluid at rest in one step that the wall's tables may make (a guard,
-#: not a model constant): the laminar pipe at 10 cells per radius, whose concave bore's prisms
-#: overlap, changes it by 0.6% and keeps Hagen-Poiseuille's flow rate to 1%; a surface within a
-#: cell of itself changes it by orders of magnitude more (docs/solver.md).
+#: not a model constant): balanced, overlapping prisms change it by under BALANCE_TOLERANCE; what
+#: no balance can fill (beside the Ahmed body's stilts, a slot receiving 3e-12 of its fluid)
+#: changes it by orders of magnitude more (docs/solver.md).
 REST_TOLERANCE = 0.02
+
+#: Where the balance of the turned pieces (`_balance_turned`) stops: every (slot, link) receives
+#: its fluid volume at rest to this fraction of it (a fluid at rest then changes by at most this
+#: much in a step), within at most BALANCE_ITERATIONS sweeps (it converges linearly: the car with
+#: wheels at 48 cells per length needs about 300).
+BALANCE_TOLERANCE = 1e-5
+BALANCE_ITERATIONS = 3000
+
+#: A slot whose arrivals (or a source whose departures) are under this fraction of what it must
+#: receive (or send) is not scaled: 10^12 times would pass float64's range in a few sweeps (the
+#: Ahmed body's stilts). `_return_over_arrivals` and `_rest_error` take what is left.
+HOPELESS = 1e-12
 
 
 @dataclass(frozen=True)
 class Overlap:
     """Where a concave surface's prisms overlap: how many (source cell, link) pairs had their
     turned pieces scaled to the source's fluid, the volume the scaling took off them [cells^3]
-    (pieces whose source lies in the body go whole), and the largest change a step then makes to
-    a fluid at rest (`_rest_error`)."""
+    (pieces whose source lies in the body go whole), the volume the balance of the landings
+    moved (`_balance_turned`) [cells^3], and the largest change a step then makes to a fluid at
+    rest (`_rest_error`)."""
 
     links: int
     dropped_volume: float
+    balanced_volume: float
     rest_error: float
 
 
@@ -164,7 +178,9 @@ def build_projected_wall(
     def offset_unwrapped(cells: np.ndarray) -> np.ndarray:
         return moments.offset_of(box.flat(cells))
 
-    t, overlap = _share_overlaps(turned_pieces(surfels, offset_unwrapped), box, flat_volume)
+    t, overlap = _share_overlaps(
+        turned_pieces(surfels, offset_unwrapped), box, flat_volume, moments.second_of
+    )
     src, dst = box.flat(t.source), box.flat(t.destination)
     if (src < 0).any() or (dst < 0).any():
         raise ConfigError(
@@ -195,8 +211,13 @@ def build_projected_wall(
     keep_map = _keep_maps(
         box, slot_cell, flat_volume, flat_walls, moments, cut_key, cut_volume, cut_first, cut_second
     )
+    # the kept part's first moment about each slot's centroid, per unit mean
+    keep_first = np.einsum("sab,sqb->sqa", moments.second_of(slot_cell), keep_map[:, :, 1:, 0])
+    t, p, q_map, balanced = _balance_turned(
+        t, src, dst, p, q_map, keep_map[:, :, 0, 0], keep_first, slot_of, flat_volume
+    )
     t, dst, p, q_map, element, returned = _return_over_arrivals(
-        t, box.flat(t.source), dst, p, q_map, element, keep_map[:, :, 0, 0], slot_of, flat_volume
+        t, src, dst, p, q_map, element, keep_map[:, :, 0, 0], slot_of, flat_volume
     )
     src = box.flat(t.source)
     stray_volume += returned
@@ -252,7 +273,7 @@ def build_projected_wall(
         gram=profile_gram(integrals, t.volume, element, n_el),
     )
     return ProjectedWall(
-        wall=wall,
+        wall=replace(wall, swept_out=swept_out),
         slot_cell=slot_cell,
         keep_map=keep_map,
         turn_start=csr_start(Q * at + row_key[:, 1], Q * n_slot),
@@ -270,7 +291,7 @@ def build_projected_wall(
         scatter_weight=weight[scatter],
         scatter_slope=slope[scatter],
         stray_volume=stray_volume,
-        overlap=replace(overlap, rest_error=rest_error),
+        overlap=replace(overlap, balanced_volume=balanced, rest_error=rest_error),
         profile=profile,
     )
 
@@ -292,7 +313,10 @@ def _rest_error(
 
 
 def _share_overlaps(
-    t: TurnedPieces, box: CellBox, flat_volume: np.ndarray
+    t: TurnedPieces,
+    box: CellBox,
+    flat_volume: np.ndarray,
+    second_of: Callable[[np.ndarray], np.ndarray],
 ) -> tuple[TurnedPieces, Overlap]:
     """Where a concave surface's prisms overlap, each (source, link)'s pieces scaled to share
     the source's fluid. A piece is a surfel's prism cut by a cell, and near a concave edge or a
@@ -303,9 +327,14 @@ def _share_overlaps(
     source holds no fluid go, over-claimed or not (under the over-claim test's margin, 1e-9
     cells^3, a piece of a cell without fluid would otherwise stay, with no slot to land in).
     The share each surfel gets is its piece's, an approximation of the exact clip by the other
-    surfaces. The volumetric wall's `clip_to_fluid` scales its
-    parcels alike, but with their twins, which keeps rest exact there; a turned piece's landing
-    is elsewhere, so here rest is measured instead (`_rest_error`)."""
+    surfaces. An over-claimed source's pieces then hold all its fluid, so they also take its
+    whole first and second moments (about its centroid: 0 and second_of(cells)), the difference
+    shared in proportion to their volumes: the keep map's part, with no volume left, then has no
+    moments either (left, they made a slope of nothing in the slot it lands in, up to 5,000
+    times a whole cell's at the car's tyres on the road). The volumetric wall's `clip_to_fluid`
+    scales its parcels alike, but with their twins, which keeps rest exact there; a turned
+    piece's landing is elsewhere, so `_balance_turned` puts the landings right and
+    `_rest_error` measures what is left."""
     src = box.flat(t.source)
     key = np.where(src >= 0, src, 0) * Q + t.q
     unique, where = np.unique(key, return_inverse=True)
@@ -316,22 +345,107 @@ def _share_overlaps(
     over = claimed > held + 1e-9
     sourced = held[where] > 0
     if not over.any() and (sourced | (src < 0)).all():
-        return t, Overlap(0, 0.0, 0.0)
+        return t, Overlap(0, 0.0, 0.0, 0.0)
     scale = np.where(over, held / np.maximum(claimed, 1e-300), 1.0)[where]
     keep = (sourced & (scale > 0)) | (src < 0)  # a source past the domain's faces is refused later
-    scale = scale[keep]
+    scale, group = scale[keep], where[keep]
+    volume = t.volume[keep] * scale
+    first = t.first[keep] * scale[:, None]
+    second = t.second[keep] * scale[:, None, None]
+    full = over[group]
+    share = (volume / np.maximum(held[group], 1e-300))[full]
+    first_sum = np.zeros((len(unique), 3))
+    np.add.at(first_sum, group[full], first[full])
+    second_sum = np.zeros((len(unique), 3, 3))
+    np.add.at(second_sum, group[full], second[full])
+    whole = second_of(unique // Q)
+    first[full] -= share[:, None] * first_sum[group[full]]
+    second[full] += share[:, None, None] * (whole - second_sum)[group[full]]
     scaled = TurnedPieces(
         surfel=t.surfel[keep],
         q=t.q[keep],
         source=t.source[keep],
         destination=t.destination[keep],
-        volume=t.volume[keep] * scale,
-        first=t.first[keep] * scale[:, None],
-        second=t.second[keep] * scale[:, None, None],
+        volume=volume,
+        first=first,
+        second=second,
         p=t.p[keep] * scale[:, None],
         q_map=t.q_map[keep] * scale[:, None, None],
     )
-    return scaled, Overlap(int(over.sum()), float((claimed - held)[over].sum()), 0.0)
+    return scaled, Overlap(int(over.sum()), float((claimed - held)[over].sum()), 0.0, 0.0)
+
+
+def _balance_turned(
+    t: TurnedPieces,
+    src: np.ndarray,
+    dst: np.ndarray,
+    p: np.ndarray,
+    q_map: np.ndarray,
+    keep_share: np.ndarray,
+    keep_first: np.ndarray,
+    slot_of: np.ndarray,
+    flat_volume: np.ndarray,
+) -> tuple[TurnedPieces, np.ndarray, np.ndarray, float]:
+    """The turned pieces scaled, each by a(destination, outgoing link) b(source, incoming link),
+    so that every (slot, link) receives its fluid volume, kept and turned (a fluid at rest stays
+    at rest), and every (source, link) sends exactly what its pieces sent (mass is kept): of all
+    such scalings the one closest to the geometry's volumes in relative entropy, found by
+    iterative proportional fitting (Deming & Stephan 1940, Ann. Math. Stat. 11, 427; Sinkhorn
+    1967). Where the pieces are exact it changes nothing. Near a concave crease, a surface
+    within a cell of itself or an acute wedge with the domain's walls (a tyre on the road) the
+    prisms run on past another surface: `_share_overlaps` keeps the sources, and this puts the
+    landings right.
+
+    A (slot, link) whose geometric arrivals missed its fluid has no trustworthy landing moments
+    either (a piece cut for a volume 200 times what lands made slopes 10^4 times a whole
+    cell's): its turned pieces fill what the keep map leaves of the slot's fluid, so their
+    destination first moments add to minus the kept part's, keep_first [S, Q, 3], shared by
+    volume, and each carries its slope's mass to where its volume lands (q_map = p first^T / V).
+    Elsewhere a piece's moment maps scale with its volume. p, q_map: the pieces' destination
+    moment maps (`TurnedPieces.p`, `.q_map`, stray pieces' about their source). Returns the
+    pieces, their maps and the volume the scaling moved [cells^3]. Where no scaling can (a
+    destination no piece reaches; sources whose pieces all land in a slot already full, as
+    under the Ahmed body's stilts), `_return_over_arrivals` then takes what still over-fills
+    back, and `_rest_error` shows what is left."""
+    rows, row = np.unique(slot_of[dst] * Q + OPP[t.q], return_inverse=True)
+    cols, col = np.unique(src * Q + t.q, return_inverse=True)
+    row, col = row.ravel(), col.ravel()
+    volume = t.volume
+    row_volume = np.zeros(len(rows))
+    row_volume[row] = flat_volume[dst]
+    want_row = np.maximum(row_volume * (1.0 - keep_share[rows // Q, rows % Q]), 0.0)
+    want_col = np.bincount(col, volume, len(cols))
+    missed = np.abs(np.bincount(row, volume, len(rows)) - want_row) > (
+        BALANCE_TOLERANCE * row_volume
+    )
+    if not missed.any():
+        return t, p, q_map, 0.0
+    a, b = np.ones(len(rows)), np.ones(len(cols))
+    for _ in range(BALANCE_ITERATIONS):
+        got = np.bincount(row, volume * b[col], len(rows))
+        if np.all(np.abs(a * got - want_row) <= BALANCE_TOLERANCE * row_volume):
+            break
+        a = np.divide(want_row, got, out=np.ones_like(got), where=got > HOPELESS * want_row)
+        sent = np.bincount(col, volume * a[row], len(cols))
+        b = np.divide(want_col, sent, out=np.ones_like(sent), where=sent > HOPELESS * want_col)
+    scale = a[row] * b[col]
+    scaled = volume * scale
+    vector, matrix = scale[:, None], scale[:, None, None]
+    # each source's pieces keep their first moment's sum, so a slope's mass is kept too
+    first = t.first * vector
+    lost = t.first - first
+    miss = np.stack([np.bincount(col, lost[:, axis], len(cols)) for axis in range(3)], 1)
+    first += (scaled / np.maximum(want_col[col], 1e-300))[:, None] * miss[col]
+    p, q_map = p * vector, q_map * matrix
+    rebuilt = missed[row]
+    arrived = np.bincount(row, scaled, len(rows))
+    share = scaled / np.maximum(arrived[row], 1e-300)
+    p[rebuilt] = -(share[:, None] * keep_first[rows[row] // Q, rows[row] % Q])[rebuilt]
+    per_volume = 1.0 / np.maximum(scaled[rebuilt], 1e-300)
+    q_map[rebuilt] = np.einsum("na,nb->nab", p[rebuilt], first[rebuilt] * per_volume[:, None])
+    moved = float(0.5 * np.abs(scaled - volume).sum())
+    scaled_t = replace(t, volume=scaled, first=first, second=t.second * matrix, p=t.p * vector)
+    return replace(scaled_t, q_map=t.q_map * matrix), p, q_map, moved
 
 
 def _return_over_arrivals(
@@ -345,14 +459,14 @@ def _return_over_arrivals(
     slot_of: np.ndarray,
     flat_volume: np.ndarray,
 ) -> tuple[TurnedPieces, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
-    """Where a (destination, link) would receive more than REST_TOLERANCE over its fluid, kept
-    and turned, its turned pieces scaled to fill it, the rest of each back in its source as the
-    stray pieces are (turned in place). A shallow concave crease cuts a cell to a sliver (the car
-    at 128 cells: 1e-6 cells^3), and a neighbour's prisms, which no overlap of sources shows, run
-    on into the body beside it: turned exactly, they would land 95 times its fluid there. Mass
-    is kept; the destination keeps rest to the tolerance and the source changes by what comes
-    back over its fluid. Below the tolerance nothing changes (the pipe's bore, the Ahmed
-    body)."""
+    """Where a (destination, link) would still receive more than REST_TOLERANCE over its fluid
+    after `_balance_turned`, kept and turned, its turned pieces scaled to fill it, the rest of
+    each back in its source as the stray pieces are (turned in place). A sliver of fluid (the
+    car at 128 cells: 1e-6 cells^3 where its backlight meets its tail deck) can receive 95
+    times its fluid from a neighbour's prisms that run on into the body beside it; the balance
+    shares that out where other slots can take it, and this is what is left where none can.
+    Mass is kept; the destination keeps rest to the tolerance and the source changes by what
+    comes back over its fluid. Below the tolerance nothing changes."""
     q_out = OPP[t.q]
     at = slot_of[dst]
     turned = np.zeros_like(keep_share)

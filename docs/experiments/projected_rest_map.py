@@ -59,8 +59,9 @@ def main() -> int:
     worst = np.argsort(change.max(axis=1))[::-1][: args.worst]
     print(
         f"{len(wall.slot_cell)} slots; overlapping (cell, link) pairs {wall.overlap.links}, "
-        f"volume taken off {wall.overlap.dropped_volume:.3g} cells^3, stray "
-        f"{wall.stray_volume:.3g} cells^3, largest change at rest {change.max(initial=0.0):.3g}"
+        f"volume taken off {wall.overlap.dropped_volume:.3g} cells^3, moved by the balance "
+        f"{wall.overlap.balanced_volume:.3g} cells^3, stray {wall.stray_volume:.3g} cells^3, "
+        f"largest change at rest {change.max(initial=0.0):.3g}"
     )
     rows = []
     for s in worst:
@@ -80,7 +81,9 @@ def main() -> int:
             f"  slot at {centre} m: V {row['volume']:.3g}, link {q}, keep {row['keep']:.3f}, "
             f"arriving / V {row['arriving']:.4g}"
         )
-    print(json.dumps({"overrides": overrides, "slots": len(wall.slot_cell), "worst": rows}))
+    summary = {"overrides": overrides, "slots": len(wall.slot_cell)}
+    summary |= {"balanced_volume": wall.overlap.balanced_volume, "worst": rows}
+    print(json.dumps(summary))
     return 0
 
 
