@@ -12,8 +12,8 @@ centroids; the maps' layout in solver/volumetric_projected.py):
 
 Exact pieces keep both to rounding; a map past them turns a slope into a larger one, or into a
 mean, every step. Prints how many maps pass each bound by more than 1e-4, the quantiles, and the
---worst slots (centre [m], fluid volume V [cells^3], link, ratio). docs/solver.md, "The landings
-balanced", reads it for the car with and without wheels.
+--worst slots (centre [m], fluid volume V [cells^3], link, ratio). docs/solver.md, "The car
+with wheels under the projected wall", reads it for the car with and without wheels.
 
     python docs/experiments/projected_moment_bounds.py [--case cases/car.yaml] [--worst 6]
         [key=value ...]
